@@ -1,0 +1,112 @@
+#include "sim/engine.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/lock.hpp"
+#include "sim/sg_impl.hpp"
+
+namespace uringsim::sim {
+namespace {
+Engine* g_engine = nullptr;
+bool g_engine_ever_created = false;
+}  // namespace
+
+Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
+    : machine_(machine), costs_(costs), impl_(std::make_unique<Impl>()) {
+  // A second SimGrid engine in one process keeps the old clock: refuse instead of giving wrong times.
+  if (g_engine_ever_created)
+    throw std::logic_error("one simulation per process: an engine was already created");
+  g_engine_ever_created = true;
+  if (machine.cores < 1 || machine.ghz <= 0)
+    throw std::invalid_argument("machine needs cores >= 1 and ghz > 0");
+
+  // Kernel costs are tens of ns: SimGrid's default 1 ns timing precision would round them away.
+  static std::string a0 = "uringsim", a1 = "--cfg=surf/precision:1e-12", a2 = "--cfg=maxmin/precision:1e-9",
+                     a3 = "--log=root.thres:critical";
+  static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
+  int argc = 4;
+  impl_->engine = new simgrid::s4u::Engine(&argc, argv);  // lives until the process exits
+  auto* zone = simgrid::s4u::create_full_zone("machine");
+  for (int i = 0; i < machine.cores; ++i)
+    impl_->hosts.push_back(zone->create_host("cpu" + std::to_string(i), machine.ghz * 1e9)->seal());
+  zone->seal();
+  simgrid::s4u::Engine::on_deadlock_cb([this] { deadlocked_ = true; });
+  g_engine = this;
+}
+
+Engine::~Engine() {
+  if (g_engine == this) g_engine = nullptr;
+}
+
+Engine& Engine::get() {
+  if (!g_engine) throw std::logic_error("no simulation engine in this process");
+  return *g_engine;
+}
+
+TimeNs Engine::clock_ns() const {
+  return simgrid::s4u::Engine::get_clock() * 1e9;
+}
+
+Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu, std::function<void()> body,
+                      ThreadOptions opts) {
+  if (cpu < 0 || cpu >= machine_.cores)
+    throw std::invalid_argument("thread " + name + ": cpu " + std::to_string(cpu) + " outside 0.." +
+                                std::to_string(machine_.cores - 1));
+  const int id = static_cast<int>(threads_.size());
+  threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
+  Thread* t = threads_.back().get();
+  if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
+  auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
+    if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
+    try {
+      body();
+      t->flush();
+    } catch (const std::exception&) {
+      // A model error (invariant broken, bad state): stop the whole simulation and report it.
+      if (!impl_->failure) impl_->failure = std::current_exception();
+      simgrid::s4u::Actor::kill_all();
+    }
+    t->state_ = Thread::State::Done;
+  });
+  actor->set_data(t);
+  t->impl_->actor = actor;
+  return *t;
+}
+
+void Engine::at_ns(TimeNs t_ns, std::function<void()> fn) {
+  ThreadOptions o;
+  o.daemon = true;
+  o.accounted = false;
+  spawn(
+      "timer", "timer", 0,
+      [t_ns, fn = std::move(fn)] {
+        simgrid::s4u::this_actor::sleep_until(t_ns * 1e-9);
+        fn();
+      },
+      o);
+}
+
+void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
+  window_start_ = start_ns;
+  window_end_ = end_ns;
+  at_ns(start_ns, [this] {
+    for (auto& t : threads_) t->mark_window_start();
+    for (Lock* l : locks_) l->mark_window_start();
+  });
+}
+
+void Engine::run_until_ns(TimeNs t_ns) {
+  impl_->engine->run_until(t_ns * 1e-9);
+  // Threads still blocked in a spin keep an Exec running; nothing else needs tearing down because
+  // the process ends after reporting.
+  if (impl_->failure) std::rethrow_exception(impl_->failure);
+}
+
+void Engine::unregister_lock(Lock* l) {
+  locks_.erase(std::remove(locks_.begin(), locks_.end(), l), locks_.end());
+}
+
+}  // namespace uringsim::sim

@@ -1,0 +1,70 @@
+#pragma once
+// The simulation engine: one per process (a SimGrid engine cannot be reset). It builds the
+// machine (one single-core SimGrid host per CPU, so CPUs are independent constraints and pinning
+// is natural), owns every thread and lock, and runs the simulation up to a date.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/thread.hpp"
+#include "sim/types.hpp"
+
+namespace uringsim::sim {
+
+class Lock;
+
+class Engine {
+ public:
+  Engine(const MachineSpec& machine, const PrimitiveCosts& costs);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  static Engine& get();  // the process's engine; std::logic_error if none
+
+  const MachineSpec& machine() const { return machine_; }
+  const PrimitiveCosts& costs() const { return costs_; }
+  TimeNs cycles_to_ns(Cycles c) const { return c / machine_.ghz; }
+  Cycles ns_to_cycles(TimeNs ns) const { return ns * machine_.ghz; }
+  TimeNs clock_ns() const;  // raw clock, without flushing anyone's pending work
+
+  // Create a thread pinned to `cpu` (0-based) running `body`. It starts at the current date.
+  Thread& spawn(const std::string& name, const std::string& comm, int cpu, std::function<void()> body,
+                ThreadOptions opts = {});
+  // Run `fn` at date `t_ns` in a helper daemon thread (not accounted).
+  void at_ns(TimeNs t_ns, std::function<void()> fn);
+
+  // Measurement window: counters (CPU, locks) are snapshot at `start_ns`.
+  void set_window(TimeNs start_ns, TimeNs end_ns);
+  TimeNs window_start_ns() const { return window_start_; }
+  TimeNs window_end_ns() const { return window_end_; }
+
+  // Run until `t_ns` (or until every non-daemon thread has finished).
+  void run_until_ns(TimeNs t_ns);
+  bool deadlocked() const { return deadlocked_; }
+
+  const std::vector<std::unique_ptr<Thread>>& threads() const { return threads_; }
+  const std::vector<Lock*>& locks() const { return locks_; }
+  void register_lock(Lock* l) { locks_.push_back(l); }
+  void unregister_lock(Lock* l);
+
+  // Simulation activities started (executions, sleeps, parks): the "events" of run_info.json.
+  std::uint64_t events() const { return events_; }
+  void count_event() { ++events_; }
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  MachineSpec machine_;
+  PrimitiveCosts costs_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::unique_ptr<Thread>> threads_;
+  std::vector<Lock*> locks_;
+  TimeNs window_start_ = 0, window_end_ = 0;
+  std::uint64_t events_ = 0;
+  bool deadlocked_ = false;
+};
+
+}  // namespace uringsim::sim

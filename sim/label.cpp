@@ -1,0 +1,56 @@
+#include "sim/label.hpp"
+
+#include <deque>
+#include <unordered_map>
+
+namespace uringsim::sim {
+namespace {
+struct Table {
+  std::deque<std::string> names;  // deque: references stay valid as it grows
+  std::unordered_map<std::string_view, Label> ids;
+};
+Table& table() {
+  static Table t;
+  return t;
+}
+}  // namespace
+
+Label intern(std::string_view name) {
+  Table& t = table();
+  if (auto it = t.ids.find(name); it != t.ids.end()) return it->second;
+  t.names.emplace_back(name);
+  Label id = static_cast<Label>(t.names.size() - 1);
+  t.ids.emplace(t.names.back(), id);
+  return id;
+}
+
+const std::string& label_name(Label id) {
+  return table().names.at(id);
+}
+std::size_t label_count() {
+  return table().names.size();
+}
+
+namespace sym {
+Label spin_fast() {
+  static const Label l = intern("_raw_spin_lock");
+  return l;
+}
+Label spin_slowpath() {
+  static const Label l = intern("native_queued_spin_lock_slowpath");
+  return l;
+}
+Label mutex_lock() {
+  static const Label l = intern("mutex_lock");
+  return l;
+}
+Label wake() {
+  static const Label l = intern("try_to_wake_up");
+  return l;
+}
+Label schedule() {
+  static const Label l = intern("__schedule");
+  return l;
+}
+}  // namespace sym
+}  // namespace uringsim::sim

@@ -1,0 +1,25 @@
+#pragma once
+// Interned names for code-path symbols ("io_worker_handle_work") and lock call sites. Models intern
+// a name once and pass the small id on hot paths.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace uringsim::sim {
+
+using Label = std::uint32_t;
+
+Label intern(std::string_view name);
+const std::string& label_name(Label id);
+std::size_t label_count();
+
+// Symbols the primitives themselves charge to; named as `perf` shows them.
+namespace sym {
+Label spin_fast();      // _raw_spin_lock
+Label spin_slowpath();  // native_queued_spin_lock_slowpath
+Label mutex_lock();     // mutex_lock
+Label wake();           // try_to_wake_up
+Label schedule();       // __schedule
+}  // namespace sym
+
+}  // namespace uringsim::sim

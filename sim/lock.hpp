@@ -1,0 +1,86 @@
+#pragma once
+// Locks with FIFO hand-off (the shape of a queued spinlock / MCS lock) and per-call-site
+// statistics in the spirit of /proc/lock_stat. SpinLock waiters burn their CPU; Mutex waiters sleep.
+#include <deque>
+#include <map>
+#include <string>
+
+#include "sim/label.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::sim {
+
+struct LockSiteStats {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that had to wait
+  TimeNs wait_ns_total = 0, wait_ns_max = 0;
+  TimeNs hold_ns_total = 0, hold_ns_max = 0;
+  void add(const LockSiteStats& o);
+};
+
+class Lock {
+ public:
+  enum class Kind { Spin, Mutex };
+  Lock(std::string name, Kind kind);
+  virtual ~Lock();
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+
+  void lock(Label site);
+  bool try_lock(Label site);
+  void unlock();
+
+  const std::string& name() const { return name_; }
+  Kind kind() const { return kind_; }
+  bool held() const { return owner_ != nullptr; }
+  const Thread* owner() const { return owner_; }
+  std::size_t waiters() const { return queue_.size(); }
+
+  // Statistics per acquiring call site: whole run, and since the window start.
+  const std::map<Label, LockSiteStats>& sites() const { return sites_; }
+  std::map<Label, LockSiteStats> window_sites() const;
+  LockSiteStats window_total() const;
+  void mark_window_start();
+
+ protected:
+  virtual void fast_path_cost(Thread& self) = 0;    // uncontended acquire + release
+  virtual void wait_for_handoff(Thread& self) = 0;  // block until owner_ == &self
+  virtual void hand_over(Thread& next) = 0;         // give the lock to `next` (already owner_)
+
+ private:
+  void acquired(Thread& self, Label site, TimeNs waited, bool contended);
+
+  std::string name_;
+  Kind kind_;
+  Thread* owner_ = nullptr;
+  Label owner_site_ = 0;
+  TimeNs acquired_at_ = 0;
+  std::deque<Thread*> queue_;
+  std::map<Label, LockSiteStats> sites_, base_;
+};
+
+// Queued spinlock: waiters spin (CPU accounted to native_queued_spin_lock_slowpath), the lock is
+// handed to the first waiter, which pays a cache-line transfer.
+class SpinLock final : public Lock {
+ public:
+  explicit SpinLock(std::string name) : Lock(std::move(name), Kind::Spin) {}
+
+ protected:
+  void fast_path_cost(Thread& self) override;
+  void wait_for_handoff(Thread& self) override;
+  void hand_over(Thread& next) override;
+};
+
+// Sleeping mutex (uring_lock, sqd->lock): waiters sleep; a hand-off wakes the next waiter, which
+// pays the wake-up latency. Optimistic spinning of real mutexes is not modelled.
+class Mutex final : public Lock {
+ public:
+  explicit Mutex(std::string name) : Lock(std::move(name), Kind::Mutex) {}
+
+ protected:
+  void fast_path_cost(Thread& self) override;
+  void wait_for_handoff(Thread& self) override;
+  void hand_over(Thread& next) override;
+};
+
+}  // namespace uringsim::sim

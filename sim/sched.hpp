@@ -1,0 +1,12 @@
+#pragma once
+// Sleeping and waking, with the scheduler's costs: the waker pays try_to_wake_up on its CPU, the
+// woken thread runs only after the wake-up latency and pays the switch-in (__schedule).
+#include "sim/thread.hpp"
+
+namespace uringsim::sim {
+
+void wake_up_process(Thread& target);  // from the current thread
+void sleep_until_woken();              // current thread sleeps until wake_up_process()
+void switch_in_after_sleep();          // the woken side's latency and switch-in cost
+
+}  // namespace uringsim::sim

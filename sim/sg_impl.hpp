@@ -1,0 +1,26 @@
+#pragma once
+// SimGrid-side state of the engine and of threads. Private to sim/*.cpp.
+#include <simgrid/s4u.hpp>
+
+#include <exception>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::sim {
+
+struct Engine::Impl {
+  simgrid::s4u::Engine* engine = nullptr;
+  std::vector<simgrid::s4u::Host*> hosts;
+  std::exception_ptr failure;
+};
+
+struct Thread::Impl {
+  simgrid::s4u::ActorPtr actor;
+  simgrid::s4u::SemaphorePtr sem = simgrid::s4u::Semaphore::create(0);
+  bool waiting = false;   // blocked in park / park_for / spin_park
+  bool released = false;  // the semaphore was released for the current wait
+};
+
+}  // namespace uringsim::sim

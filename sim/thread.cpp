@@ -1,0 +1,151 @@
+#include "sim/thread.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <stdexcept>
+
+#include "sim/engine.hpp"
+#include "sim/sg_impl.hpp"
+
+namespace uringsim::sim {
+namespace {
+// A spinning waiter runs an "endless" execution that is cancelled when the lock is handed over.
+constexpr double kSpinForeverCycles = 1e15;
+}  // namespace
+
+Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts)
+    : engine_(e),
+      id_(id),
+      name_(std::move(name)),
+      comm_(std::move(comm)),
+      cpu_(cpu),
+      opts_(opts),
+      impl_(std::make_unique<Impl>()) {}
+
+Thread::~Thread() = default;
+
+void Thread::account(Cycles c, Label symbol) {
+  if (symbol >= cycles_.size()) cycles_.resize(symbol + 1, 0.0);
+  cycles_[symbol] += c;
+}
+
+void Thread::charge(Cycles c, Label symbol) {
+  if (c <= 0) return;
+  pending_ += c;
+  account(c, symbol);
+}
+
+void Thread::flush() {
+  if (pending_ <= 0) return;
+  const double amount = pending_;
+  pending_ = 0;
+  engine_.count_event();
+  if (opts_.weight == 1.0)
+    simgrid::s4u::this_actor::execute(amount);
+  else
+    simgrid::s4u::this_actor::execute(amount, opts_.weight);
+}
+
+void Thread::sleep_ns(TimeNs ns) {
+  flush();
+  if (ns <= 0) return;
+  engine_.count_event();
+  state_ = State::Sleeping;
+  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
+  state_ = State::Running;
+}
+
+void Thread::park() {
+  flush();
+  if (permit_) {
+    permit_ = false;
+    return;
+  }
+  engine_.count_event();
+  state_ = State::Parked;
+  impl_->waiting = true;
+  impl_->released = false;
+  impl_->sem->acquire();
+  impl_->waiting = false;
+  state_ = State::Running;
+}
+
+bool Thread::park_for_ns(TimeNs ns) {
+  flush();
+  if (permit_) {
+    permit_ = false;
+    return true;
+  }
+  engine_.count_event();
+  state_ = State::Parked;
+  impl_->waiting = true;
+  impl_->released = false;
+  const bool timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
+  // A release at the very date of the timeout counts as a wake; consume its token.
+  if (timed_out && impl_->released) impl_->sem->acquire();
+  impl_->waiting = false;
+  state_ = State::Running;
+  return !timed_out || impl_->released;
+}
+
+Cycles Thread::spin_park(Label symbol) {
+  flush();
+  if (permit_) {
+    permit_ = false;
+    return 0;
+  }
+  engine_.count_event();
+  auto exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
+  if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
+  exec->start();
+  state_ = State::Spinning;
+  impl_->waiting = true;
+  impl_->released = false;
+  impl_->sem->acquire();
+  impl_->waiting = false;
+  state_ = State::Running;
+  const Cycles spun = kSpinForeverCycles - exec->get_remaining();
+  exec->cancel();
+  account(spun, symbol);
+  return spun;
+}
+
+void Thread::unpark() {
+  // The waker's own pending work happens before the wake becomes visible.
+  if (auto* self = simgrid::s4u::Actor::self(); self && self->get_data<Thread>())
+    self->get_data<Thread>()->flush();
+  if (impl_->waiting) {
+    if (!impl_->released) {
+      impl_->released = true;
+      impl_->sem->release();
+    }
+  } else {
+    permit_ = true;
+  }
+}
+
+std::vector<Cycles> Thread::window_cycles_by_symbol() const {
+  std::vector<Cycles> w = cycles_;
+  for (std::size_t i = 0; i < base_.size() && i < w.size(); ++i) w[i] -= base_[i];
+  return w;
+}
+
+Cycles Thread::window_cycles() const {
+  Cycles s = 0;
+  for (Cycles c : window_cycles_by_symbol()) s += c;
+  return s;
+}
+
+Thread& current() {
+  auto* self = simgrid::s4u::Actor::self();
+  Thread* t = self ? self->get_data<Thread>() : nullptr;
+  if (!t) throw std::logic_error("not inside a simulated thread");
+  return *t;
+}
+
+TimeNs now_ns() {
+  current().flush();
+  return Engine::get().clock_ns();
+}
+
+}  // namespace uringsim::sim

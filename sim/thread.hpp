@@ -1,0 +1,86 @@
+#pragma once
+// A simulated kernel or user thread, run as a SimGrid actor pinned to one CPU.
+//
+// CPU work is *charged* lazily: charge() only accumulates cycles per symbol, and the accumulated
+// work is executed as one activity at the thread's next interaction with the rest of the system
+// (lock, unlock, wake, park, sleep, reading the clock). Nothing observable happens in between, so
+// the timing is the same as executing every piece at once, with far fewer simulation events.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/label.hpp"
+#include "sim/types.hpp"
+
+namespace uringsim::sim {
+
+class Engine;
+
+struct ThreadOptions {
+  double weight = 1.0;    // CPU share when threads share a CPU (CFS weight / 1024; nice -15 = 29154/1024)
+  bool daemon = false;    // daemons do not keep the simulation alive (timers, samplers)
+  bool accounted = true;  // false for simulator-internal helpers that model no kernel thread
+};
+
+class Thread {
+ public:
+  enum class State { Running, Parked, Sleeping, Spinning, Done };
+
+  const std::string& name() const { return name_; }
+  const std::string& comm() const { return comm_; }  // thread class, as `perf` shows the command
+  int cpu() const { return cpu_; }
+  int id() const { return id_; }
+  double weight() const { return opts_.weight; }
+  State state() const { return state_; }
+  bool accounted() const { return opts_.accounted; }
+
+  // --- only from this thread ---
+  void charge(Cycles c, Label symbol);  // CPU work, executed lazily (see above)
+  void flush();                         // execute pending work now
+  void compute(Cycles c, Label symbol) {
+    charge(c, symbol);
+    flush();
+  }
+  void sleep_ns(TimeNs ns);     // off CPU for ns (flushes first)
+  void park();                  // block until unpark(); returns at once if a permit is pending
+  bool park_for_ns(TimeNs ns);  // false on timeout
+  // Block until unpark() while burning this CPU (a spinning waiter); the cycles spun are
+  // accounted to `symbol`. Returns the cycles spun.
+  Cycles spin_park(Label symbol);
+
+  // --- from any thread ---
+  void unpark();  // wake a parked thread, or leave a permit
+
+  // CPU accounting: cycles by symbol, whole run and since the window start.
+  const std::vector<Cycles>& cycles_by_symbol() const { return cycles_; }
+  std::vector<Cycles> window_cycles_by_symbol() const;
+  Cycles window_cycles() const;
+  void mark_window_start() { base_ = cycles_; }
+
+  ~Thread();
+
+ private:
+  friend class Engine;
+  Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
+  void account(Cycles c, Label symbol);
+
+  struct Impl;
+  Engine& engine_;
+  int id_;
+  std::string name_, comm_;
+  int cpu_;
+  ThreadOptions opts_;
+  State state_ = State::Running;
+  Cycles pending_ = 0;
+  bool permit_ = false;
+  std::vector<Cycles> cycles_, base_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The thread running now (the caller). Throws std::logic_error outside a simulated thread.
+Thread& current();
+// Current simulated time in ns, after executing the caller's pending work.
+TimeNs now_ns();
+
+}  // namespace uringsim::sim

@@ -1,0 +1,26 @@
+#pragma once
+// Basic units of the simulated machine. Work is in CPU cycles; time is in nanoseconds.
+#include <cstdint>
+
+namespace uringsim::sim {
+
+using Cycles = double;  // CPU work; 1 cycle = 1 SimGrid flop on a host running at machine.ghz
+using TimeNs = double;  // simulated time in nanoseconds
+
+// Costs of the kernel primitives (spinlock, mutex, wake-ups). Filled from the cost table by the
+// scenario builder; see models/costs.json for what each means and where its default comes from.
+struct PrimitiveCosts {
+  Cycles spin_lock_fast_cycles = 0;
+  Cycles spin_handoff_cycles = 0;
+  Cycles mutex_fast_cycles = 0;
+  Cycles wake_cycles = 0;
+  TimeNs wakeup_latency_ns = 0;
+  Cycles context_switch_cycles = 0;
+};
+
+struct MachineSpec {
+  int cores = 1;
+  double ghz = 1.0;
+};
+
+}  // namespace uringsim::sim

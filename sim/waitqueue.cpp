@@ -1,0 +1,41 @@
+#include "sim/waitqueue.hpp"
+
+#include <algorithm>
+
+#include "sim/sched.hpp"
+
+namespace uringsim::sim {
+
+void WaitQueue::wait() {
+  Thread& self = current();
+  self.flush();
+  waiters_.push_back(&self);
+  sleep_until_woken();
+}
+
+bool WaitQueue::wait_for_ns(TimeNs timeout) {
+  Thread& self = current();
+  self.flush();
+  waiters_.push_back(&self);
+  const bool woken = self.park_for_ns(timeout);
+  // On a timeout nobody dequeued us: leave the queue before anything else can pick us.
+  if (!woken) waiters_.erase(std::remove(waiters_.begin(), waiters_.end(), &self), waiters_.end());
+  switch_in_after_sleep();  // a timer expiry wakes the thread like any other wake-up
+  return woken;
+}
+
+bool WaitQueue::wake_one() {
+  if (waiters_.empty()) return false;
+  Thread* t = waiters_.front();
+  waiters_.pop_front();
+  wake_up_process(*t);
+  return true;
+}
+
+std::size_t WaitQueue::wake_all() {
+  std::size_t n = 0;
+  while (wake_one()) ++n;
+  return n;
+}
+
+}  // namespace uringsim::sim
