@@ -74,11 +74,13 @@ std::string render_table(const std::vector<std::string>& header,
     out += '\n';
   };
 
-  emit(header);
-  std::vector<std::string> rule;
-  rule.reserve(ncols);
-  for (std::size_t w : width) rule.emplace_back(w, '-');
-  emit(rule);
+  if (!header.empty()) {  // an empty header gives a plain key/value listing
+    emit(header);
+    std::vector<std::string> rule;
+    rule.reserve(ncols);
+    for (std::size_t w : width) rule.emplace_back(w, '-');
+    emit(rule);
+  }
   for (const auto& r : rows) emit(r);
   return out;
 }

@@ -33,12 +33,23 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   for (int i = 0; i < machine.cores; ++i)
     impl_->hosts.push_back(zone->create_host("cpu" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
-  simgrid::s4u::Engine::on_deadlock_cb([this] { deadlocked_ = true; });
   g_engine = this;
 }
 
 Engine::~Engine() {
+  // SimGrid's engine is never torn down (one per process), and its actors may still be blocked on
+  // our threads' semaphores: leave the threads alive rather than destroy what SimGrid still uses.
+  for (auto& t : threads_) t.release();
   if (g_engine == this) g_engine = nullptr;
+}
+
+void Engine::thread_became_blocked(bool parked) {
+  if (parked) ++parked_threads_;
+  if (--active_threads_ > 0 || parked_threads_ == 0 || deadlocked_ || impl_->failure) return;
+  deadlocked_ = true;
+  deadlock_ns_ = clock_ns();
+  simgrid::s4u::Actor::kill_all();  // everyone else; the caller ends itself
+  simgrid::s4u::this_actor::exit();
 }
 
 Engine& Engine::get() {
@@ -58,6 +69,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
+  thread_became_active();
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
   auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
     if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
@@ -70,6 +82,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
       simgrid::s4u::Actor::kill_all();
     }
     t->state_ = Thread::State::Done;
+    thread_became_blocked(false);  // a finished thread will never run again
   });
   actor->set_data(t);
   t->impl_->actor = actor;

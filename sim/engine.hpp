@@ -42,7 +42,10 @@ class Engine {
 
   // Run until `t_ns` (or until every non-daemon thread has finished).
   void run_until_ns(TimeNs t_ns);
+  // Deadlock: every thread is blocked with nothing that could wake it (no timer, no runner).
+  // The run stops at that date instead of idling to the end.
   bool deadlocked() const { return deadlocked_; }
+  TimeNs deadlock_ns() const { return deadlock_ns_; }
 
   const std::vector<std::unique_ptr<Thread>>& threads() const { return threads_; }
   const std::vector<Lock*>& locks() const { return locks_; }
@@ -57,6 +60,15 @@ class Engine {
   Impl& impl() { return *impl_; }
 
  private:
+  friend class Thread;
+  // Threads that may still run: spawned, not finished, not parked without a timeout.
+  void thread_became_active(bool was_parked = false) {
+    ++active_threads_;
+    if (was_parked) --parked_threads_;
+  }
+  void thread_became_blocked(bool parked);
+
+ private:
   MachineSpec machine_;
   PrimitiveCosts costs_;
   std::unique_ptr<Impl> impl_;
@@ -64,7 +76,9 @@ class Engine {
   std::vector<Lock*> locks_;
   TimeNs window_start_ = 0, window_end_ = 0;
   std::uint64_t events_ = 0;
+  std::int64_t active_threads_ = 0, parked_threads_ = 0;
   bool deadlocked_ = false;
+  TimeNs deadlock_ns_ = 0;
 };
 
 }  // namespace uringsim::sim

@@ -65,7 +65,10 @@ void Thread::park() {
   state_ = State::Parked;
   impl_->waiting = true;
   impl_->released = false;
+  impl_->forever = true;
+  engine_.thread_became_blocked(true);
   impl_->sem->acquire();
+  impl_->forever = false;
   impl_->waiting = false;
   state_ = State::Running;
 }
@@ -117,6 +120,7 @@ void Thread::unpark() {
   if (impl_->waiting) {
     if (!impl_->released) {
       impl_->released = true;
+      if (impl_->forever) engine_.thread_became_active(true);
       impl_->sem->release();
     }
   } else {
