@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Prints simulator speed figures (not a pass/fail test): simulated events per wall-second and the
+# real-time factor (wall seconds per simulated second) for benchmark scenarios.
+# Usage: bench/bench.sh [uringsim-binary]   (default: build/tools/uringsim)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-build/tools/uringsim}
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+field() { sed -n "s/^  \"$1\": \(.*\),\?$/\1/p" "$2" | tr -d ','; }
+printf '%-28s %12s %12s %14s %10s %10s\n' scenario simulated_s wall_s events events/s RTF
+run() {
+  local label=$1; shift
+  "$BIN" run "$@" --quiet --out "$OUT/$label" >/dev/null
+  local ri="$OUT/$label/run_info.json"
+  printf '%-28s %12s %12.3f %14s %10.0f %10.3f\n' "$label" "$(field simulated_s "$ri")" "$(field wall_s "$ri")" \
+    "$(field events "$ri")" "$(field events_per_s "$ri")" "$(field real_time_factor "$ri")"
+}
+run "mmc c=4 rho=0.8 (1 s)" scenarios/validation/mmc.json --set duration_ms=900
+run "mmc c=20 rho=0.8 (1 s)" scenarios/validation/mmc.json --variant c20 --set duration_ms=900
+if [ -f scenarios/seeds/async-hybrid.json ]; then
+  run "async-hybrid blocking (1 s)" scenarios/seeds/async-hybrid.json --variant blocking --set duration_ms=900
+  run "async-hybrid hybrid (1 s)" scenarios/seeds/async-hybrid.json --variant hybrid --set duration_ms=900
+fi

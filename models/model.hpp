@@ -1,0 +1,31 @@
+#pragma once
+// A model turns a checked scenario into simulated threads, locks and devices, and adds its own
+// sections to the results. Models use only sim/ primitives, never SimGrid.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/metrics.hpp"
+#include "config/scenario.hpp"
+#include "sim/engine.hpp"
+
+namespace uringsim::models {
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  // Create threads, locks and devices. Called once, at simulated time 0.
+  virtual void build(sim::Engine& engine, analysis::RunMetrics& metrics) = 0;
+  // Model-specific sections of results.json (e.g. "queue", "iowq").
+  virtual void report(nlohmann::json& results) const {}
+  // Extra lines of the human summary: (label, value).
+  virtual std::vector<std::pair<std::string, std::string>> summary() const { return {}; }
+};
+
+// The model for the scenario's workload.type. InputError for a type no model implements.
+std::unique_ptr<Model> make_model(const config::Scenario& scenario);
+
+}  // namespace uringsim::models

@@ -1,0 +1,126 @@
+#include "models/queue_pool.hpp"
+
+#include <fmt/format.h>
+
+#include "analysis/queueing.hpp"
+#include "analysis/stats.hpp"
+#include "sim/random.hpp"
+
+namespace uringsim::models {
+namespace {
+// A job "waited" if it started later than it arrived; this tolerance only absorbs float rounding.
+constexpr double kWaitEpsilonNs = 1e-3;
+}  // namespace
+
+QueuePool::QueuePool(const config::Scenario& s)
+    : servers_(s.at("/workload/servers").get<int>()),
+      cores_(s.at("/machine/cores").get<int>()),
+      seed_(s.at("/seed").get<std::uint64_t>()),
+      arrival_(Distribution::from_json(s.at("/workload/arrival"))),
+      service_(Distribution::from_json(s.at("/workload/service"))) {}
+
+void QueuePool::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
+  engine_ = &engine;
+  metrics_ = &metrics;
+  lock_ = std::make_unique<sim::SpinLock>("queue.list_lock");
+  // CPU 0 runs the producer; workers take the next CPUs, wrapping around if there are fewer cores.
+  engine.spawn("producer", "producer", 0, [this] { producer(); });
+  for (int i = 0; i < servers_; ++i)
+    engine.spawn(fmt::format("worker-{}", i), "worker", cores_ > 1 ? 1 + i % (cores_ - 1) : 0,
+                 [this] { worker(); });
+}
+
+void QueuePool::producer() {
+  static const sim::Label site = sim::intern("queue_enqueue");
+  sim::Rng arrivals(seed_, "queue.arrival"), services(seed_, "queue.service");
+  auto& self = sim::current();
+  for (;;) {
+    self.sleep_ns(arrival_.sample_ns(arrivals));
+    const sim::TimeNs t = sim::now_ns();
+    lock_->lock(site);
+    list_.push_back({t, service_.sample_ns(services)});
+    peak_queue_ = std::max(peak_queue_, list_.size());
+    lock_->unlock();
+    metrics_->submitted(t);
+    idle_.wake_one();
+  }
+}
+
+void QueuePool::worker() {
+  static const sim::Label site = sim::intern("queue_get_work"), serve = sim::intern("service");
+  auto& self = sim::current();
+  for (;;) {
+    lock_->lock(site);
+    if (list_.empty()) {
+      lock_->unlock();
+      idle_.wait();
+      continue;
+    }
+    const Job job = list_.front();
+    list_.pop_front();
+    lock_->unlock();
+    const sim::TimeNs start = sim::now_ns();
+    self.compute(engine_->ns_to_cycles(job.service_ns), serve);
+    const sim::TimeNs end = sim::now_ns();
+    metrics_->completed(end, end - job.arrival_ns);
+    if (end >= engine_->window_start_ns() && end <= engine_->window_end_ns()) {
+      response_ns_.push_back(end - job.arrival_ns);
+      waited_.push_back(start - job.arrival_ns > kWaitEpsilonNs ? 1.0 : 0.0);
+    }
+  }
+}
+
+nlohmann::json QueuePool::theory() const {
+  // Closed forms exist for Poisson arrivals: M/M/c (exponential service), M/G/1 (any service).
+  if (arrival_.kind() != Distribution::Kind::Exponential) return nullptr;
+  const double lambda = 1.0 / arrival_.mean_ns();
+  const double rho = lambda * service_.mean_ns() / servers_;
+  if (rho >= 1) return nullptr;
+  analysis::QueueTheory q;
+  std::string model;
+  if (service_.kind() == Distribution::Kind::Exponential) {
+    q = analysis::mmc(lambda, 1.0 / service_.mean_ns(), servers_);
+    model = fmt::format("M/M/{}", servers_);
+  } else if (servers_ == 1) {
+    q = analysis::mg1(lambda, service_.mean_ns(), service_.second_moment_ns2());
+    model = service_.kind() == Distribution::Kind::Constant ? "M/D/1" : "M/G/1";
+  } else {
+    return nullptr;
+  }
+  return {{"model", model},
+          {"utilisation", q.utilisation},
+          {"p_wait", q.p_wait},
+          {"mean_wait_us", q.mean_wait / 1e3},
+          {"mean_response_us", q.mean_response / 1e3}};
+}
+
+void QueuePool::report(nlohmann::json& results) const {
+  auto& q = results["queue"];
+  q["servers"] = servers_;
+  q["peak_queue_length"] = peak_queue_;
+  q["window_jobs"] = response_ns_.size();
+  if (response_ns_.size() >= 40) {
+    const auto r = analysis::batch_means_ci(response_ns_, 20, 0.95);
+    const auto w = analysis::batch_means_ci(waited_, 20, 0.95);
+    q["measured"] = {{"mean_response_us", r.mean / 1e3},
+                     {"mean_response_ci95_us", r.half_width / 1e3},
+                     {"p_wait", w.mean},
+                     {"p_wait_ci95", w.half_width}};
+  }
+  if (auto t = theory(); !t.is_null()) q["theory"] = t;
+}
+
+std::vector<std::pair<std::string, std::string>> QueuePool::summary() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (response_ns_.size() >= 40) {
+    const auto r = analysis::batch_means_ci(response_ns_, 20, 0.95);
+    out.emplace_back("mean response", fmt::format("{:.3f} us ± {:.3f}", r.mean / 1e3, r.half_width / 1e3));
+  }
+  if (auto t = theory(); !t.is_null())
+    out.emplace_back("theory (" + t["model"].get<std::string>() + ")",
+                     fmt::format("{:.3f} us, P(wait) {:.4f}", t["mean_response_us"].get<double>(),
+                                 t["p_wait"].get<double>()));
+  return out;
+}
+
+}  // namespace uringsim::models

@@ -1,0 +1,12 @@
+#include "models/model.hpp"
+#include "models/queue_pool.hpp"
+
+namespace uringsim::models {
+
+std::unique_ptr<Model> make_model(const config::Scenario& scenario) {
+  const std::string type = scenario.at("/workload/type").get<std::string>();
+  if (type == "queue") return std::make_unique<QueuePool>(scenario);
+  throw config::InputError(scenario.source + ": /workload/type: no model implements \"" + type + "\"");
+}
+
+}  // namespace uringsim::models

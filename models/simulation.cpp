@@ -1,0 +1,129 @@
+#include "models/simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+#include "analysis/io.hpp"
+#include "analysis/metrics.hpp"
+#include "models/model.hpp"
+#include "sim/engine.hpp"
+#include "sim/lock.hpp"
+
+namespace uringsim::models {
+namespace {
+
+sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
+  sim::PrimitiveCosts p;
+  p.spin_lock_fast_cycles = c.get("spin_lock_fast_cycles");
+  p.spin_handoff_cycles = c.get("spin_handoff_cycles");
+  p.mutex_fast_cycles = c.get("mutex_fast_cycles");
+  p.wake_cycles = c.get("wake_cycles");
+  p.wakeup_latency_ns = c.get("wakeup_latency_ns");
+  p.context_switch_cycles = c.get("context_switch_cycles");
+  return p;
+}
+
+// CPU use in the window as top shows it: 100 % is one core busy for the whole window.
+nlohmann::json cpu_section(const sim::Engine& e) {
+  const double window_cycles = e.ns_to_cycles(e.window_end_ns() - e.window_start_ns());
+  std::map<std::string, double> by_comm;
+  double total = 0;
+  for (const auto& t : e.threads()) {
+    if (!t->accounted()) continue;
+    const double c = t->window_cycles();
+    by_comm[t->comm()] += c;
+    total += c;
+  }
+  nlohmann::json j;
+  j["total_pct"] = 100.0 * total / window_cycles;
+  j["by_thread"] = nlohmann::json::object();
+  for (const auto& [comm, c] : by_comm) j["by_thread"][comm + "_pct"] = 100.0 * c / window_cycles;
+  return j;
+}
+
+nlohmann::json site_json(const sim::LockSiteStats& s) {
+  return {{"acquisitions", s.acquisitions},   {"contended", s.contended},
+          {"wait_ns_total", s.wait_ns_total}, {"wait_ns_max", s.wait_ns_max},
+          {"hold_ns_total", s.hold_ns_total}, {"hold_ns_max", s.hold_ns_max}};
+}
+
+nlohmann::json locks_section(const sim::Engine& e) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const sim::Lock* l : e.locks()) {
+    nlohmann::json lj = site_json(l->window_total());
+    lj["kind"] = l->kind() == sim::Lock::Kind::Spin ? "spinlock" : "mutex";
+    lj["sites"] = nlohmann::json::object();
+    for (const auto& [site, s] : l->window_sites()) lj["sites"][sim::label_name(site)] = site_json(s);
+    j[l->name()] = lj;
+  }
+  return j;
+}
+
+}  // namespace
+
+RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version) {
+  const auto& doc = scenario.doc;
+  const double warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
+  const double end_ns = warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
+
+  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
+                           scenario.at("/machine/ghz").get<double>()};
+  sim::Engine engine(machine, primitive_costs(scenario.costs));
+
+  analysis::MetricsConfig mc;
+  mc.warmup_ns = warmup_ns;
+  mc.end_ns = end_ns;
+  mc.percentiles = scenario.at("/measure/percentiles").get<std::vector<double>>();
+  mc.interval_ns = scenario.at("/measure/interval_ms").get<double>() * 1e6;
+  analysis::RunMetrics metrics(mc);
+
+  auto model = make_model(scenario);
+  model->build(engine, metrics);
+  engine.set_window(warmup_ns, end_ns);
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  engine.run_until_ns(end_ns);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  RunOutput out;
+  nlohmann::json& r = out.results;
+  r = metrics.to_json();
+  r["tool"] = {{"name", "uringsim"}, {"version", tool_version}};
+  r["scenario"] = doc;
+  r["variant"] = scenario.variant;
+  r["seed"] = doc.at("seed");
+  r["costs"] = scenario.costs.values();
+  r["simulated_ns"] = engine.clock_ns();
+  r["window_ns"] = {engine.window_start_ns(), engine.window_end_ns()};
+  r["deadlock"] = engine.deadlocked();
+  r["cpu"] = cpu_section(engine);
+  r["locks"] = locks_section(engine);
+  model->report(r);
+
+  const double sim_s = engine.clock_ns() * 1e-9;
+  out.run_info = {{"wall_s", wall_s},
+                  {"events", engine.events()},
+                  {"events_per_s", wall_s > 0 ? engine.events() / wall_s : 0.0},
+                  {"simulated_s", sim_s},
+                  {"real_time_factor", sim_s > 0 ? wall_s / sim_s : 0.0},
+                  {"peak_rss_bytes", analysis::peak_rss_bytes()}};
+
+  const auto& tp = r["throughput"];
+  const auto& lat = r["latency_us"];
+  out.summary.emplace_back("throughput", fmt::format("{:.1f} ops/s", tp.value("ops_per_s", 0.0)));
+  out.summary.emplace_back(
+      "latency (us)", fmt::format("mean {:.3f}  p50 {:.3f}  p99 {:.3f}  max {:.3f}", lat.value("mean", 0.0),
+                                  lat.value("p50", 0.0), lat.value("p99", 0.0), lat.value("max", 0.0)));
+  out.summary.emplace_back("cpu", fmt::format("{:.1f} %", r["cpu"]["total_pct"].get<double>()));
+  const auto& rq = r["requests"];
+  out.summary.emplace_back("requests",
+                           fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
+                                       rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
+  for (auto& line : model->summary()) out.summary.push_back(std::move(line));
+  if (engine.deadlocked()) out.summary.emplace_back("DEADLOCK", "every thread was blocked before the end");
+  return out;
+}
+
+}  // namespace uringsim::models

@@ -1,0 +1,22 @@
+#pragma once
+// One simulation, end to end: checked scenario -> engine + model -> run -> results.
+// One per process (a SimGrid engine cannot be reset).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/scenario.hpp"
+
+namespace uringsim::models {
+
+struct RunOutput {
+  nlohmann::json results;   // deterministic: same scenario + seed => same bytes
+  nlohmann::json run_info;  // what varies from run to run: wall time, events/s, memory
+  std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
+};
+
+RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version);
+
+}  // namespace uringsim::models

@@ -1,0 +1,34 @@
+#pragma once
+// Subcommands of the uringsim tool. Exit codes: 0 success; 2 bad input (scenario, flags);
+// 1 the simulation failed or an invariant broke.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace uringsim::app {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitBadInput = 2;
+
+struct RunOptions {
+  std::string scenario;
+  std::string out_dir;  // "" = out/<scenario-name>[/<variant>]
+  std::optional<std::uint64_t> seed;
+  std::string variant;
+  std::vector<std::string> sets;
+  bool quiet = false;
+};
+void add_run_options(CLI::App& cmd, RunOptions& o);
+int cmd_run(const RunOptions& o);
+
+struct ValidateOptions {
+  bool quick = false;
+  bool json = false;
+  int jobs = 0;  // 0 = number of cores
+};
+void add_validate_options(CLI::App& cmd, ValidateOptions& o);
+int cmd_validate(const ValidateOptions& o);
+
+}  // namespace uringsim::app

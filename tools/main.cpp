@@ -1,0 +1,32 @@
+// uringsim: command-line entry point. Each subcommand lives in tools/app/.
+#include <CLI/CLI.hpp>
+
+#include "tools/app/commands.hpp"
+#include "uringsim_version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace uringsim::app;
+  CLI::App app{"uringsim: a discrete-event simulator of Linux io_uring scheduling"};
+  app.set_version_flag("--version", std::string("uringsim ") + URINGSIM_VERSION);
+  app.require_subcommand(1);
+
+  RunOptions run;
+  auto* run_cmd =
+      app.add_subcommand("run", "Simulate one scenario; print a summary and write DIR/results.json");
+  add_run_options(*run_cmd, run);
+
+  ValidateOptions val;
+  auto* val_cmd = app.add_subcommand("validate", "Run the validation suite against queueing theory");
+  add_validate_options(*val_cmd, val);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    // CLI11 returns 0 for --help/--version; any real usage error is bad input (exit 2).
+    return rc == 0 ? 0 : 2;
+  }
+  if (*run_cmd) return cmd_run(run);
+  if (*val_cmd) return cmd_validate(val);
+  return 2;
+}
