@@ -94,9 +94,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["scenario"] = doc;
   r["variant"] = scenario.variant;
   r["seed"] = doc.at("seed");
-  r["costs"] = scenario.costs.values();
   r["simulated_ns"] = engine.clock_ns();
-  r["window_ns"] = {engine.window_start_ns(), engine.window_end_ns()};
   r["deadlock"] = engine.deadlocked();
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
