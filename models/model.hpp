@@ -17,6 +17,8 @@ namespace uringsim::models {
 class Model {
  public:
   virtual ~Model() = default;
+  // CPUs the model needs outside the simulated machine (e.g. remote clients).
+  virtual int external_cpus() const { return 0; }
   // Create threads, locks and devices. Called once, at simulated time 0.
   virtual void build(sim::Engine& engine, analysis::RunMetrics& metrics) = 0;
   // Model-specific sections of results.json (e.g. "queue", "iowq").

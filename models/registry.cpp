@@ -1,11 +1,13 @@
 #include "models/model.hpp"
 #include "models/queue_pool.hpp"
+#include "models/workloads/echo.hpp"
 
 namespace uringsim::models {
 
 std::unique_ptr<Model> make_model(const config::Scenario& scenario) {
   const std::string type = scenario.at("/workload/type").get<std::string>();
   if (type == "queue") return std::make_unique<QueuePool>(scenario);
+  if (type == "echo") return std::make_unique<EchoModel>(scenario);
   throw config::InputError(scenario.source + ": /workload/type: no model implements \"" + type + "\"");
 }
 

@@ -68,8 +68,9 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   const double warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
   const double end_ns = warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
 
-  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
-                           scenario.at("/machine/ghz").get<double>()};
+  auto model = make_model(scenario);
+  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(), scenario.at("/machine/ghz").get<double>(),
+                           model->external_cpus()};
   sim::Engine engine(machine, primitive_costs(scenario.costs));
 
   analysis::MetricsConfig mc;
@@ -79,7 +80,6 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   mc.interval_ns = scenario.at("/measure/interval_ms").get<double>() * 1e6;
   analysis::RunMetrics metrics(mc);
 
-  auto model = make_model(scenario);
   model->build(engine, metrics);
   engine.set_window(warmup_ns, end_ns);
 
@@ -87,6 +87,12 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   engine.run_until_ns(end_ns);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
+  if (std::getenv("URINGSIM_DEBUG_THREADS"))  // developer aid: where every thread ended
+    for (const auto& t : engine.threads())
+      fmt::print(stderr, "thread {} ({}) cpu {} state {}\n", t->name(), t->comm(), t->cpu(), static_cast<int>(t->state()));
+  if (std::getenv("URINGSIM_DEBUG_THREADS"))
+    for (const sim::Lock* l : engine.locks())
+      fmt::print(stderr, "lock {} owner {} waiters {}\n", l->name(), l->owner() ? l->owner()->name() : "-", l->waiters());
   RunOutput out;
   nlohmann::json& r = out.results;
   r = metrics.to_json();
@@ -108,17 +114,19 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                   {"real_time_factor", sim_s > 0 ? wall_s / sim_s : 0.0},
                   {"peak_rss_bytes", analysis::peak_rss_bytes()}};
 
-  const auto& tp = r["throughput"];
+  // Values can be null (no completion in the window): print "-" rather than fail.
+  auto num = [](const nlohmann::json& j, const char* key, const char* fmt_spec) -> std::string {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? fmt::format(fmt::runtime(fmt_spec), it->get<double>()) : "-";
+  };
   const auto& lat = r["latency_us"];
-  out.summary.emplace_back("throughput", fmt::format("{:.1f} ops/s", tp.value("ops_per_s", 0.0)));
-  out.summary.emplace_back(
-      "latency (us)", fmt::format("mean {:.3f}  p50 {:.3f}  p99 {:.3f}  max {:.3f}", lat.value("mean", 0.0),
-                                  lat.value("p50", 0.0), lat.value("p99", 0.0), lat.value("max", 0.0)));
-  out.summary.emplace_back("cpu", fmt::format("{:.1f} %", r["cpu"]["total_pct"].get<double>()));
+  out.summary.emplace_back("throughput", num(r["throughput"], "ops_per_s", "{:.1f} ops/s"));
+  out.summary.emplace_back("latency (us)", "mean " + num(lat, "mean", "{:.3f}") + "  p50 " + num(lat, "p50", "{:.3f}") +
+                                               "  p99 " + num(lat, "p99", "{:.3f}") + "  max " + num(lat, "max", "{:.3f}"));
+  out.summary.emplace_back("cpu", num(r["cpu"], "total_pct", "{:.1f} %"));
   const auto& rq = r["requests"];
-  out.summary.emplace_back("requests",
-                           fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
-                                       rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
+  out.summary.emplace_back("requests", fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
+                                                   rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
   for (auto& line : model->summary()) out.summary.push_back(std::move(line));
   if (engine.deadlocked()) out.summary.emplace_back("DEADLOCK", "every thread was blocked before the end");
   return out;

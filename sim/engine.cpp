@@ -32,6 +32,8 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   auto* zone = simgrid::s4u::create_full_zone("machine");
   for (int i = 0; i < machine.cores; ++i)
     impl_->hosts.push_back(zone->create_host("cpu" + std::to_string(i), machine.ghz * 1e9)->seal());
+  for (int i = 0; i < machine.external_cpus; ++i)
+    impl_->hosts.push_back(zone->create_host("external" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
   g_engine = this;
 }
@@ -63,15 +65,18 @@ TimeNs Engine::clock_ns() const {
 
 Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu, std::function<void()> body,
                       ThreadOptions opts) {
-  if (cpu < 0 || cpu >= machine_.cores)
+  const int ncpu = machine_.cores + machine_.external_cpus;
+  if (cpu < 0 || cpu >= ncpu)
     throw std::invalid_argument("thread " + name + ": cpu " + std::to_string(cpu) + " outside 0.." +
-                                std::to_string(machine_.cores - 1));
+                                std::to_string(ncpu - 1));
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
   thread_became_active();
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
   auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
+    // Set here: a new actor may run before Actor::create() returns to a creating actor.
+    simgrid::s4u::Actor::self()->set_data(t);
     if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
     try {
       body();
@@ -84,7 +89,6 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
     t->state_ = Thread::State::Done;
     thread_became_blocked(false);  // a finished thread will never run again
   });
-  actor->set_data(t);
   t->impl_->actor = actor;
   return *t;
 }

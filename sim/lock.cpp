@@ -116,14 +116,12 @@ void SpinLock::fast_path_cost(Thread& self) {
 }
 
 void SpinLock::wait_for_handoff(Thread& self) {
-  self.spin_park(sym::spin_slowpath());
+  self.await_grant(true, sym::spin_slowpath());
   // The lock's cache line moves from the previous owner's CPU to ours.
   self.charge(Engine::get().costs().spin_handoff_cycles, sym::spin_slowpath());
 }
 
-void SpinLock::hand_over(Thread& next) {
-  next.unpark();
-}
+void SpinLock::hand_over(Thread& next) { next.grant(); }
 
 // --- Mutex ---
 void Mutex::fast_path_cost(Thread& self) {
@@ -131,11 +129,13 @@ void Mutex::fast_path_cost(Thread& self) {
 }
 
 void Mutex::wait_for_handoff(Thread& self) {
-  sleep_until_woken();
+  self.await_grant(false, 0);
+  switch_in_after_sleep();
 }
 
 void Mutex::hand_over(Thread& next) {
-  wake_up_process(next);
+  current().charge(Engine::get().costs().wake_cycles, sym::wake());
+  next.grant();
 }
 
 }  // namespace uringsim::sim

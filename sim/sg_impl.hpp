@@ -19,9 +19,10 @@ struct Engine::Impl {
 struct Thread::Impl {
   simgrid::s4u::ActorPtr actor;
   simgrid::s4u::SemaphorePtr sem = simgrid::s4u::Semaphore::create(0);
-  bool waiting = false;   // blocked in park / park_for / spin_park
-  bool released = false;  // the semaphore was released for the current wait
-  bool forever = false;   // parked without a timeout (counts for deadlock detection)
+  enum class Wait { None, Park, Grant };
+  Wait waiting = Wait::None;  // what the thread is blocked on
+  bool released = false;      // the semaphore was released for the current wait
+  bool forever = false;       // blocked without a timeout (counts for deadlock detection)
 };
 
 }  // namespace uringsim::sim

@@ -63,13 +63,13 @@ void Thread::park() {
   }
   engine_.count_event();
   state_ = State::Parked;
-  impl_->waiting = true;
+  impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
   impl_->forever = true;
   engine_.thread_became_blocked(true);
   impl_->sem->acquire();
   impl_->forever = false;
-  impl_->waiting = false;
+  impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
 }
 
@@ -81,43 +81,58 @@ bool Thread::park_for_ns(TimeNs ns) {
   }
   engine_.count_event();
   state_ = State::Parked;
-  impl_->waiting = true;
+  impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
   const bool timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
   // A release at the very date of the timeout counts as a wake; consume its token.
   if (timed_out && impl_->released) impl_->sem->acquire();
-  impl_->waiting = false;
+  impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
   return !timed_out || impl_->released;
 }
 
-Cycles Thread::spin_park(Label symbol) {
+Cycles Thread::await_grant(bool spin, Label symbol) {
   flush();
-  if (permit_) {
-    permit_ = false;
+  if (granted_) {
+    granted_ = false;
     return 0;
   }
   engine_.count_event();
-  auto exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
-  if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
-  exec->start();
-  state_ = State::Spinning;
-  impl_->waiting = true;
+  // The wait starts before the spin execution does: starting it yields to other actors, and a
+  // hand-off arriving then must release the semaphore.
+  state_ = spin ? State::Spinning : State::Parked;
+  impl_->waiting = Impl::Wait::Grant;
   impl_->released = false;
+  simgrid::s4u::ExecPtr exec;
+  if (spin) {
+    exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
+    if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
+    exec->start();
+  } else {
+    impl_->forever = true;
+    engine_.thread_became_blocked(true);
+  }
   impl_->sem->acquire();
-  impl_->waiting = false;
+  impl_->forever = false;
+  impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
+  if (!spin) return 0;
   const Cycles spun = kSpinForeverCycles - exec->get_remaining();
   exec->cancel();
   account(spun, symbol);
   return spun;
 }
 
-void Thread::unpark() {
+namespace {
+void flush_caller() {
   // The waker's own pending work happens before the wake becomes visible.
-  if (auto* self = simgrid::s4u::Actor::self(); self && self->get_data<Thread>())
-    self->get_data<Thread>()->flush();
-  if (impl_->waiting) {
+  if (auto* self = simgrid::s4u::Actor::self(); self && self->get_data<Thread>()) self->get_data<Thread>()->flush();
+}
+}  // namespace
+
+void Thread::unpark() {
+  flush_caller();
+  if (impl_->waiting == Impl::Wait::Park) {
     if (!impl_->released) {
       impl_->released = true;
       if (impl_->forever) engine_.thread_became_active(true);
@@ -125,6 +140,17 @@ void Thread::unpark() {
     }
   } else {
     permit_ = true;
+  }
+}
+
+void Thread::grant() {
+  flush_caller();
+  if (impl_->waiting == Impl::Wait::Grant) {
+    impl_->released = true;
+    if (impl_->forever) engine_.thread_became_active(true);
+    impl_->sem->release();
+  } else {
+    granted_ = true;
   }
 }
 

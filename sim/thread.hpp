@@ -45,12 +45,14 @@ class Thread {
   void sleep_ns(TimeNs ns);     // off CPU for ns (flushes first)
   void park();                  // block until unpark(); returns at once if a permit is pending
   bool park_for_ns(TimeNs ns);  // false on timeout
-  // Block until unpark() while burning this CPU (a spinning waiter); the cycles spun are
-  // accounted to `symbol`. Returns the cycles spun.
-  Cycles spin_park(Label symbol);
+  // Wait for a lock hand-off (grant()). Wake-ups (unpark) that arrive meanwhile do not end this
+  // wait; they leave a permit for the next park, as a wake-up of a running task does. With `spin`
+  // the thread burns its CPU while waiting, accounted to `symbol`. Returns the cycles spun.
+  Cycles await_grant(bool spin, Label symbol);
 
   // --- from any thread ---
   void unpark();  // wake a parked thread, or leave a permit
+  void grant();   // hand a lock to this thread (ends await_grant)
 
   // CPU accounting: cycles by symbol, whole run and since the window start.
   const std::vector<Cycles>& cycles_by_symbol() const { return cycles_; }
@@ -74,6 +76,7 @@ class Thread {
   State state_ = State::Running;
   Cycles pending_ = 0;
   bool permit_ = false;
+  bool granted_ = false;  // a grant() arrived before await_grant() started
   std::vector<Cycles> cycles_, base_;
   std::unique_ptr<Impl> impl_;
 };

@@ -21,6 +21,9 @@ struct PrimitiveCosts {
 struct MachineSpec {
   int cores = 1;
   double ghz = 1.0;
+  // CPUs of other machines (e.g. remote clients), numbered after the machine's own cores. Threads
+  // there should be spawned unaccounted: they are not part of the simulated machine's CPU use.
+  int external_cpus = 0;
 };
 
 }  // namespace uringsim::sim

@@ -39,3 +39,15 @@ std::size_t WaitQueue::wake_all() {
 }
 
 }  // namespace uringsim::sim
+
+namespace uringsim::sim {
+
+bool WaitQueue::wake(Thread& t) {
+  auto it = std::find(waiters_.begin(), waiters_.end(), &t);
+  if (it == waiters_.end()) return false;
+  waiters_.erase(it);
+  wake_up_process(t);
+  return true;
+}
+
+}  // namespace uringsim::sim

@@ -12,6 +12,7 @@ class WaitQueue {
   bool wait_for_ns(TimeNs timeout);  // false on timeout
   bool wake_one();                   // false if nobody was waiting
   std::size_t wake_all();
+  bool wake(Thread& t);  // wake this waiter only (a signal to one task); false if it was not waiting
   std::size_t waiters() const { return waiters_.size(); }
   bool empty() const { return waiters_.empty(); }
 

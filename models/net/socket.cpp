@@ -1,0 +1,77 @@
+#include "models/net/socket.hpp"
+
+#include <algorithm>
+
+#include "models/uring/ctx.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::models {
+namespace {
+sim::Label sym_recv() {
+  static const sim::Label l = sim::intern("tcp_recvmsg");
+  return l;
+}
+sim::Label sym_send() {
+  static const sim::Label l = sim::intern("tcp_sendmsg_locked");
+  return l;
+}
+}  // namespace
+
+Socket::Socket(int conn, const UringCosts& costs, std::function<void(int, std::uint32_t)> on_send)
+    : conn_(conn), costs_(costs), on_send_(std::move(on_send)) {}
+
+void Socket::deliver(std::uint32_t bytes) {
+  rx_bytes_ += bytes;
+  // sk_data_ready: wake every poll entry (each queues task_work to its request's task) and the
+  // blocking readers.
+  std::vector<Request*> fired;
+  fired.swap(pollers_);
+  for (Request* r : fired) r->ctx->poll_wake(*r);
+  sleepers_.wake_all();
+}
+
+void Socket::do_recv(Request& req) {
+  const std::uint32_t got = static_cast<std::uint32_t>(std::min<std::uint64_t>(rx_bytes_, req.bytes));
+  rx_bytes_ -= got;
+  req.result = static_cast<int>(got);
+  sim::current().charge(costs_.tcp_recv + costs_.tcp_byte * got, sym_recv());
+}
+
+void Socket::do_send(Request& req) {
+  sim::current().charge(costs_.tcp_send + costs_.tcp_byte * req.bytes, sym_send());
+  req.result = static_cast<int>(req.bytes);
+  on_send_(conn_, req.bytes);
+}
+
+bool Socket::try_issue(Request& req) {
+  if (req.op == Op::Send) {
+    do_send(req);
+    return true;
+  }
+  if (rx_bytes_ == 0) {
+    sim::current().charge(costs_.tcp_recv_eagain, sym_recv());
+    return false;
+  }
+  do_recv(req);
+  return true;
+}
+
+void Socket::issue_blocking(Request& req, BlockHooks* hooks) {
+  if (req.op == Op::Send) {
+    do_send(req);
+    return;
+  }
+  while (rx_bytes_ == 0) {
+    sim::current().charge(costs_.tcp_recv_eagain, sym_recv());
+    if (hooks) hooks->before_block();
+    sleepers_.wait();
+    if (hooks) hooks->after_block();
+  }
+  do_recv(req);
+}
+
+bool Socket::poll_ready(const Request& req) const { return req.op == Op::Send || rx_bytes_ > 0; }
+
+void Socket::add_poll(Request& req) { pollers_.push_back(&req); }
+
+}  // namespace uringsim::models

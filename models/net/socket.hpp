@@ -1,0 +1,43 @@
+#pragma once
+// The server side of a loopback TCP connection. Data sent by the peer becomes readable here and
+// wakes the socket's wait queue: armed polls fire (their wake callback runs in the waker's context)
+// and a thread sleeping in a blocking recv is woken. Sends always fit in the socket buffer.
+#include <functional>
+#include <vector>
+
+#include "models/uring/file.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "sim/waitqueue.hpp"
+
+namespace uringsim::models {
+
+class Socket final : public File {
+ public:
+  // on_send(bytes): called in the sender's context when the server sends on this socket.
+  Socket(int conn, const UringCosts& costs, std::function<void(int conn, std::uint32_t bytes)> on_send);
+
+  int conn() const { return conn_; }
+  std::uint64_t readable_bytes() const { return rx_bytes_; }
+
+  // The peer's data arrives (in the waker's context).
+  void deliver(std::uint32_t bytes);
+
+  bool pollable() const override { return true; }
+  bool try_issue(Request& req) override;
+  void issue_blocking(Request& req, BlockHooks* hooks) override;
+  bool poll_ready(const Request& req) const override;
+  void add_poll(Request& req) override;
+
+ private:
+  void do_recv(Request& req);
+  void do_send(Request& req);
+
+  int conn_;
+  const UringCosts& costs_;
+  std::function<void(int, std::uint32_t)> on_send_;
+  std::uint64_t rx_bytes_ = 0;
+  std::vector<Request*> pollers_;  // armed async polls waiting for POLLIN
+  sim::WaitQueue sleepers_;        // threads in a blocking recv
+};
+
+}  // namespace uringsim::models

@@ -1,0 +1,254 @@
+#include "models/uring/ctx.hpp"
+
+#include <stdexcept>
+
+#include "models/uring/file.hpp"
+#include "models/uring/iowq.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::models {
+namespace {
+// Deferred completions are flushed when the batch array fills (IO_COMPL_BATCH in 5.15).
+constexpr std::size_t kComplBatch = 32;
+
+struct Syms {
+  sim::Label enter = sim::intern("io_uring_enter"), submit = sim::intern("io_submit_sqes"),
+             fget = sim::intern("fget"), arm = sim::intern("io_arm_poll_handler"),
+             wake = sim::intern("io_async_wake"), prep = sim::intern("io_prep_async_work"),
+             post = sim::intern("io_fill_cqe"), app = sim::intern("[app] event loop");
+  sim::Label site_enter = sim::intern("io_uring_enter"), site_flush = sim::intern("io_submit_flush_completions"),
+             site_post = sim::intern("io_req_complete_post"), site_tw = sim::intern("tctx_task_work"),
+             site_overflow = sim::intern("io_cqring_overflow_flush");
+};
+const Syms& syms() {
+  static const Syms s;
+  return s;
+}
+}  // namespace
+
+IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq)
+    : k_(k), c_(costs), owner_(owner), wq_(wq), uring_lock_("ctx->uring_lock"), completion_lock_("ctx->completion_lock") {}
+
+IoRingCtx::~IoRingCtx() = default;
+
+Request& IoRingCtx::new_request() {
+  Request* r;
+  if (free_.empty()) {
+    pool_.push_back(std::make_unique<Request>());
+    r = pool_.back().get();
+  } else {
+    r = free_.back();
+    free_.pop_back();
+  }
+  *r = Request{};
+  r->id = next_id_++;
+  r->ctx = this;
+  return *r;
+}
+
+void IoRingCtx::release(Request& req) { free_.push_back(&req); }
+
+int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
+  auto& self = sim::current();
+  self.charge(c_.syscall, syms().enter);
+  if (k_.era == "5.15") owner_.run();  // 5.15 runs pending task_work on entry
+  flush_overflow();
+  const std::size_t n = std::min<std::size_t>(sqes.size(), static_cast<std::size_t>(k_.sq_entries));
+  if (n > 0) {
+    uring_lock_.lock(syms().site_enter);
+    for (std::size_t i = 0; i < n; ++i) {
+      Request& req = *sqes[i];
+      self.charge(c_.sqe_submit, syms().submit);
+      if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
+      req.t_submit_ns = sim::now_ns();
+      ++stats_.sqes_submitted;
+      queue_sqe(req);
+    }
+    flush_completions();
+    uring_lock_.unlock();
+    sqes.erase(sqes.begin(), sqes.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (min_complete > 0) cqring_wait(min_complete);
+  owner_.run();  // task_work runs again on the way back to user space
+  return static_cast<int>(n);
+}
+
+bool IoRingCtx::pop_cqe(Cqe& out) {
+  if (cq_.empty()) return false;
+  out = cq_.front();
+  cq_.pop_front();
+  return true;
+}
+
+void IoRingCtx::queue_sqe(Request& req) {
+  if (req.force_async) {
+    queue_async_work(req);  // IOSQE_ASYNC: no inline attempt
+    return;
+  }
+  issue_inline(req);
+}
+
+void IoRingCtx::issue_inline(Request& req) {
+  if (req.file->try_issue(req)) {
+    ++stats_.inline_completed;
+    complete_deferred(req);
+    return;
+  }
+  if (!req.file->pollable()) {
+    ++stats_.punt_non_pollable;
+    queue_async_work(req);
+    return;
+  }
+  switch (arm_poll(req)) {
+    case Apoll::Ok:
+      return;
+    case Apoll::Ready:
+      if (k_.apoll_ready == ApollReady::Inline)
+        issue_inline(req);  // 5.15: goto issue_sqe
+      else
+        owner_.add(this, [this, &req] { poll_task_func(req); });  // 5.16+: io_req_task_queue
+      return;
+    case Apoll::Aborted:
+      queue_async_work(req);
+      return;
+  }
+}
+
+void IoRingCtx::queue_async_work(Request& req) {
+  sim::current().charge(c_.iowq_prep, syms().prep);
+  req.wq_concurrent = req.force_async;
+  req.wq_unbound = req.file->pollable();  // sockets and pipes: unbound_nonreg_file
+  const std::uint32_t h = req.file->hash_key(req.op);
+  req.wq_hashed = h != 0;
+  req.wq_hash = h;
+  ++stats_.punted;
+  wq_.enqueue(req);
+}
+
+IoRingCtx::Apoll IoRingCtx::arm_poll(Request& req) {
+  // 5.15 refuses to poll a request twice (REQ_F_POLLED): a spurious wake-up punts it to io-wq.
+  if (k_.era == "5.15" && req.polled) return Apoll::Aborted;
+  sim::current().charge(c_.poll_arm, syms().arm);
+  req.polled = true;
+  if (req.file->poll_ready(req)) {
+    ++stats_.poll_ready_at_arm;
+    return Apoll::Ready;
+  }
+  ++stats_.poll_armed;
+  req.file->add_poll(req);
+  return Apoll::Ok;
+}
+
+void IoRingCtx::poll_wake(Request& req) {
+  sim::current().charge(c_.poll_wake, syms().wake);
+  ++stats_.poll_woken;
+  owner_.add(this, [this, &req] { poll_task_func(req); });
+}
+
+void IoRingCtx::poll_task_func(Request& req) {
+  // Runs in the owner's task_work with uring_lock held: a fresh non-blocking issue.
+  issue_inline(req);
+}
+
+void IoRingCtx::tw_begin() {
+  if (!owner_in_tw_) {
+    uring_lock_.lock(syms().site_tw);
+    owner_in_tw_ = true;
+  }
+}
+
+void IoRingCtx::tw_end() {
+  if (owner_in_tw_) {
+    flush_completions();
+    owner_in_tw_ = false;
+    uring_lock_.unlock();
+  }
+}
+
+void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
+  // Hybrid (5.16+): a forced-async request on a pollable file is first tried without blocking;
+  // on -EAGAIN the worker arms poll and is free; task_work re-issues the request later.
+  if (k_.async_mode == AsyncMode::Hybrid && req.force_async && req.file->pollable()) {
+    if (req.file->try_issue(req)) {
+      complete_post(req);
+      return;
+    }
+    switch (arm_poll(req)) {
+      case Apoll::Ok:
+        return;
+      case Apoll::Ready:
+      case Apoll::Aborted:
+        break;  // fall back to a blocking issue
+    }
+  }
+  const bool had_data = req.file->poll_ready(req);
+  if (!had_data) ++stats_.worker_blocked;
+  req.file->issue_blocking(req, &worker);
+  complete_post(req);
+}
+
+void IoRingCtx::complete_deferred(Request& req) {
+  compl_batch_.push_back(&req);
+  if (compl_batch_.size() >= kComplBatch) flush_completions();
+}
+
+void IoRingCtx::flush_completions() {
+  if (compl_batch_.empty()) return;
+  completion_lock_.lock(syms().site_flush);
+  for (Request* r : compl_batch_) post_cqe(*r);
+  completion_lock_.unlock();
+  compl_batch_.clear();
+  cq_ev_posted();
+}
+
+void IoRingCtx::complete_post(Request& req) {
+  ++stats_.iowq_completed;
+  completion_lock_.lock(syms().site_post);
+  post_cqe(req);
+  completion_lock_.unlock();
+  cq_ev_posted();
+}
+
+void IoRingCtx::post_cqe(Request& req) {
+  sim::current().charge(c_.cqe_post, syms().post);
+  ++stats_.cqes_posted;
+  const Cqe cqe{req.user_data, req.result, &req};
+  // A full CQ never loses a completion: it waits on the overflow list, in order.
+  if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {
+    ++stats_.cq_overflowed;
+    overflow_.push_back(cqe);
+  } else {
+    cq_.push_back(cqe);
+  }
+}
+
+void IoRingCtx::flush_overflow() {
+  if (overflow_.empty()) return;
+  completion_lock_.lock(syms().site_overflow);
+  while (!overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries)) {
+    cq_.push_back(overflow_.front());
+    overflow_.pop_front();
+  }
+  completion_lock_.unlock();
+}
+
+void IoRingCtx::cq_ev_posted() {
+  // io_wake_function: the waiter is woken only once enough CQEs are there.
+  if (cq_wait_nr_ > 0 && static_cast<int>(cq_.size() + overflow_.size()) >= cq_wait_nr_ && !cq_wait_.empty())
+    cq_wait_.wake_all();
+}
+
+void IoRingCtx::cqring_wait(int min_complete) {
+  for (;;) {
+    owner_.run();
+    flush_overflow();
+    if (static_cast<int>(cq_.size()) >= min_complete) break;
+    cq_wait_nr_ = min_complete;
+    owner_.sleeping_on(&cq_wait_);
+    cq_wait_.wait();
+    owner_.sleeping_on(nullptr);
+    cq_wait_nr_ = 0;
+  }
+}
+
+}  // namespace uringsim::models

@@ -1,0 +1,35 @@
+#pragma once
+// Files a request can target. A file is pollable (sockets) or not (regular files). Issue attempts
+// run in the caller's context and charge their CPU there.
+#include <vector>
+
+#include "models/uring/request.hpp"
+
+namespace uringsim::models {
+
+// Called around a sleep inside a blocking issue: the scheduler hooks an io-wq worker gets
+// (io_wq_worker_sleeping / io_wq_worker_running).
+class BlockHooks {
+ public:
+  virtual ~BlockHooks() = default;
+  virtual void before_block() = 0;
+  virtual void after_block() = 0;
+};
+
+class File {
+ public:
+  virtual ~File() = default;
+  virtual bool pollable() const = 0;
+  // io-wq hashing key for hashed work (an inode); 0 = not hashed.
+  virtual std::uint32_t hash_key(Op op) const { return 0; }
+  // Non-blocking attempt (IO_URING_F_NONBLOCK): true if it completed (req.result set),
+  // false for -EAGAIN.
+  virtual bool try_issue(Request& req) = 0;
+  // Blocking issue: may sleep (calling hooks around the sleep), always completes.
+  virtual void issue_blocking(Request& req, BlockHooks* hooks) = 0;
+  // Async poll: true if the event is ready now; otherwise registers req for a wake-up.
+  virtual bool poll_ready(const Request& req) const = 0;
+  virtual void add_poll(Request& req) = 0;
+};
+
+}  // namespace uringsim::models

@@ -1,0 +1,249 @@
+#include "models/uring/iowq.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "models/uring/ctx.hpp"
+#include "models/uring/task.hpp"
+#include "sim/sched.hpp"
+
+namespace uringsim::models {
+namespace {
+struct Syms {
+  sim::Label enqueue = sim::intern("io_wqe_enqueue"), get_work = sim::intern("io_get_next_work"),
+             busy = sim::intern("__io_worker_busy"), handle = sim::intern("io_worker_handle_work"),
+             create = sim::intern("create_io_thread");
+  sim::Label site_enqueue = sim::intern("io_wqe_enqueue"), site_create = sim::intern("io_wqe_create_worker"),
+             site_new = sim::intern("create_io_worker"), site_worker = sim::intern("io_wqe_worker"),
+             site_handle = sim::intern("io_worker_handle_work"), site_sleeping = sim::intern("io_wq_worker_sleeping"),
+             site_cb = sim::intern("create_worker_cb"), site_hash = sim::intern("io_wqe_hash_wake"),
+             site_exit = sim::intern("io_worker_exit");
+};
+const Syms& syms() {
+  static const Syms s;
+  return s;
+}
+}  // namespace
+
+void IoWqWorker::before_block() { wq_.worker_sleeping(*this); }
+void IoWqWorker::after_block() { wq_.worker_running(*this); }
+
+IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner, CpuPlacer& placer)
+    : engine_(engine),
+      k_(k),
+      c_(costs),
+      owner_(owner),
+      placer_(placer),
+      wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")) {
+  acct_[0].index = 0;
+  acct_[0].max_workers = k.max_bound;
+  acct_[1].index = 1;
+  acct_[1].max_workers = k.max_unbound;
+}
+
+IoWq::~IoWq() = default;
+
+void IoWq::enqueue(Request& req) {
+  IoWqAcct& acct = acct_[req.wq_unbound ? 1 : 0];
+  wqe_lock_->lock(syms().site_enqueue);
+  sim::current().charge(c_.iowq_enqueue, syms().enqueue);
+  // Hashed work goes right after the last item of its bucket, so each chain stays contiguous.
+  auto pos = acct.list.end();
+  if (req.wq_hashed) {
+    for (auto it = acct.list.begin(); it != acct.list.end(); ++it)
+      if ((*it)->wq_hashed && (*it)->wq_hash == req.wq_hash) pos = std::next(it);
+  }
+  acct.list.insert(pos, &req);
+  acct.list_peak = std::max(acct.list_peak, acct.list.size());
+  acct.stalled = false;
+  const bool do_create = !activate_free_worker(acct);
+  wqe_lock_->unlock();
+  if (do_create && (req.wq_concurrent || acct.nr_running == 0)) create_worker(acct);
+}
+
+bool IoWq::activate_free_worker(IoWqAcct& acct) {
+  // wake_up_process() only succeeds on a worker that is asleep; one just woken is skipped.
+  for (IoWqWorker* w : free_list_) {
+    if (&w->acct_ != &acct || !w->asleep_) continue;
+    w->asleep_ = false;
+    sim::wake_up_process(*w->thread_);
+    return true;
+  }
+  return false;
+}
+
+bool IoWq::create_worker(IoWqAcct& acct) {
+  wqe_lock_->lock(syms().site_create);
+  if (acct.nr_workers >= acct.max_workers) {
+    wqe_lock_->unlock();
+    return false;
+  }
+  ++acct.nr_workers;
+  wqe_lock_->unlock();
+  ++acct.nr_running;
+  create_io_worker(acct);
+  return true;
+}
+
+void IoWq::create_io_worker(IoWqAcct& acct) {
+  sim::current().charge(c_.worker_create, syms().create);
+  const int id = static_cast<int>(workers_.size());
+  workers_.push_back(std::make_unique<IoWqWorker>(*this, acct, id));
+  IoWqWorker& w = *workers_.back();
+  w.running_ = true;
+  ++acct.created;
+  acct.workers_peak = std::max(acct.workers_peak, acct.nr_workers);
+  workers_peak_ = std::max(workers_peak_, workers_alive());
+  wqe_lock_->lock(syms().site_new);
+  w.free_ = true;
+  free_list_.push_front(&w);
+  wqe_lock_->unlock();
+  const int cpu = placer_.pick();
+  w.thread_ = &engine_.spawn(fmt::format("iou-wrk-{}", id), "iou-wrk", cpu, [this, &w, cpu] {
+    sim::switch_in_after_sleep();  // wake_up_new_task: the new thread is scheduled like a wake-up
+    worker_main(w);
+    placer_.release(cpu);
+  });
+}
+
+void IoWq::worker_main(IoWqWorker& w) {
+  IoWqAcct& acct = w.acct_;
+  sim::Thread& self = *w.thread_;
+  bool last_timeout = false;
+  for (;;) {
+    wqe_lock_->lock(syms().site_worker);
+    if (acct.run_queue()) {
+      handle_work(w);
+      last_timeout = false;
+      continue;
+    }
+    // Timed out idle: exit, unless this is the account's last worker.
+    if (last_timeout && acct.nr_workers > 1) {
+      --acct.nr_workers;
+      ++acct.exited;
+      if (w.free_) free_list_.erase(std::find(free_list_.begin(), free_list_.end(), &w));
+      w.free_ = false;
+      wqe_lock_->unlock();
+      if (w.running_) {
+        w.running_ = false;
+        --acct.nr_running;
+      }
+      return;
+    }
+    if (!w.free_) {
+      w.free_ = true;
+      free_list_.push_front(&w);
+    }
+    wqe_lock_->unlock();
+    w.asleep_ = true;
+    worker_sleeping(w);  // schedule() of an io worker runs the sleep hook
+    const bool woken = self.park_for_ns(k_.worker_idle_timeout_ns);
+    w.asleep_ = false;
+    sim::switch_in_after_sleep();
+    worker_running(w);
+    last_timeout = !woken;
+  }
+}
+
+void IoWq::handle_work(IoWqWorker& w) {
+  IoWqAcct& acct = w.acct_;
+  auto& self = sim::current();
+  for (;;) {
+    std::vector<Request*> chain;
+    Request* req = get_next_work(acct, chain);
+    if (req && w.free_) {  // __io_worker_busy
+      self.charge(c_.iowq_worker_busy, syms().busy);
+      w.free_ = false;
+      free_list_.erase(std::find(free_list_.begin(), free_list_.end(), &w));
+    }
+    wqe_lock_->unlock();
+    if (!req) return;
+    // The request may be completed, read and recycled by the application during the chain.
+    const bool hashed = req->wq_hashed;
+    const std::uint32_t hash = req->wq_hash;
+    for (Request* r : chain) {
+      self.charge(c_.iowq_work_overhead, syms().handle);
+      r->ctx->io_wq_submit_work(*r, w);
+    }
+    if (hashed) hash_done(acct, hash);
+    wqe_lock_->lock(syms().site_handle);
+  }
+}
+
+Request* IoWq::get_next_work(IoWqAcct& acct, std::vector<Request*>& chain) {
+  sim::current().charge(c_.iowq_get_work, syms().get_work);
+  bool stall = false;
+  for (auto it = acct.list.begin(); it != acct.list.end(); ++it) {
+    Request* r = *it;
+    if (!r->wq_hashed) {
+      chain.push_back(r);
+      acct.list.erase(it);
+      return r;
+    }
+    const std::uint64_t bit = std::uint64_t{1} << (r->wq_hash % 64);
+    if (hash_map_ & bit) {
+      stall = true;
+      continue;
+    }
+    // Take the whole contiguous chain of this bucket; it runs serially on this worker.
+    hash_map_ |= bit;
+    auto end = it;
+    while (end != acct.list.end() && (*end)->wq_hashed && (*end)->wq_hash == r->wq_hash) chain.push_back(*end++);
+    acct.list.erase(it, end);
+    return r;
+  }
+  if (stall) acct.stalled = true;  // io_wait_on_hash: woken when a bucket frees
+  return nullptr;
+}
+
+void IoWq::hash_done(IoWqAcct& acct, std::uint32_t hash) {
+  hash_map_ &= ~(std::uint64_t{1} << (hash % 64));
+  wqe_lock_->lock(syms().site_hash);
+  if (acct.stalled) {
+    acct.stalled = false;
+    activate_free_worker(acct);
+  }
+  wqe_lock_->unlock();
+}
+
+void IoWq::worker_sleeping(IoWqWorker& w) {
+  if (!w.running_) return;
+  w.running_ = false;
+  IoWqAcct& acct = w.acct_;
+  wqe_lock_->lock(syms().site_sleeping);  // 5.15: io_wqe_dec_running under wqe->lock
+  --acct.nr_running;
+  if (acct.nr_running == 0 && acct.run_queue()) {
+    ++acct.nr_running;
+    queue_worker_create(w, acct);
+  }
+  wqe_lock_->unlock();
+}
+
+void IoWq::worker_running(IoWqWorker& w) {
+  if (w.running_) return;
+  w.running_ = true;
+  ++w.acct_.nr_running;
+}
+
+void IoWq::queue_worker_create(IoWqWorker& w, IoWqAcct& acct) {
+  if (w.create_pending_) {  // one creation request per worker in flight
+    --acct.nr_running;
+    return;
+  }
+  w.create_pending_ = true;
+  ++acct.create_requests;
+  // create_worker_cb runs in the owning task, at its next task_work run.
+  owner_.add(nullptr, [this, &w, &acct] {
+    wqe_lock_->lock(syms().site_cb);
+    const bool do_create = acct.nr_workers < acct.max_workers;
+    if (do_create) ++acct.nr_workers;
+    wqe_lock_->unlock();
+    w.create_pending_ = false;
+    if (do_create)
+      create_io_worker(acct);
+    else
+      --acct.nr_running;
+  });
+}
+
+}  // namespace uringsim::models

@@ -1,0 +1,102 @@
+#pragma once
+// io-wq: the worker pool of one task (5.15 layout: one io_wqe with a bound and an unbound account,
+// a shared free list, and the big wqe->lock around every list and count).
+//
+// Enqueue wakes a sleeping free worker of the account, or creates one in the caller's context when
+// the work is CONCURRENT (IOSQE_ASYNC) or no worker of the account is running — up to max_workers.
+// A worker that blocks inside work decrements nr_running (the scheduler hook); if that leaves
+// nobody running while work is queued, a creation request goes to the owning task as task_work.
+// Idle workers exit after the idle timeout, except the last of an account. Hashed work (buffered
+// writes to one file) runs serially per hash bucket.
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/cpu_placer.hpp"
+#include "models/uring/file.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "models/uring/request.hpp"
+#include "sim/engine.hpp"
+#include "sim/lock.hpp"
+
+namespace uringsim::models {
+
+class Task;
+class IoWq;
+
+struct IoWqAcct {
+  int index = 0;  // 0 = bound, 1 = unbound
+  int max_workers = 0;
+  int nr_workers = 0;
+  int nr_running = 0;
+  bool stalled = false;  // IO_ACCT_STALLED_BIT: every queued item waits for a busy hash bucket
+  std::deque<Request*> list;
+  // statistics
+  int workers_peak = 0;
+  std::uint64_t created = 0, exited = 0, create_requests = 0;
+  std::size_t list_peak = 0;
+  bool run_queue() const { return !list.empty() && !stalled; }  // io_acct_run_queue
+};
+
+class IoWqWorker final : public BlockHooks {
+ public:
+  IoWqWorker(IoWq& wq, IoWqAcct& acct, int id) : wq_(wq), acct_(acct), id_(id) {}
+  void before_block() override;  // io_wq_worker_sleeping
+  void after_block() override;   // io_wq_worker_running
+  int id() const { return id_; }
+
+ private:
+  friend class IoWq;
+  IoWq& wq_;
+  IoWqAcct& acct_;
+  int id_;
+  sim::Thread* thread_ = nullptr;
+  bool running_ = true;        // IO_WORKER_F_RUNNING: counted in nr_running
+  bool free_ = false;          // IO_WORKER_F_FREE: on the free list
+  bool asleep_ = false;        // sleeping idle (wake_up_process would succeed)
+  bool create_pending_ = false;  // create_state: one creation request in flight
+};
+
+class IoWq {
+ public:
+  IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner, CpuPlacer& placer);
+  ~IoWq();
+
+  void enqueue(Request& req);  // io_wqe_enqueue, in the caller's context
+
+  const IoWqAcct& acct(int i) const { return acct_[i]; }
+  int workers_alive() const { return acct_[0].nr_workers + acct_[1].nr_workers; }
+  int workers_peak() const { return workers_peak_; }
+  std::size_t free_workers() const { return free_list_.size(); }
+  const sim::SpinLock& lock() const { return *wqe_lock_; }
+
+ private:
+  friend class IoWqWorker;
+  void worker_main(IoWqWorker& w);
+  void handle_work(IoWqWorker& w);  // entered with wqe->lock held, returns with it released
+  Request* get_next_work(IoWqAcct& acct, std::vector<Request*>& chain);
+  bool activate_free_worker(IoWqAcct& acct);
+  bool create_worker(IoWqAcct& acct);  // io_wqe_create_worker
+  void create_io_worker(IoWqAcct& acct);
+  void worker_sleeping(IoWqWorker& w);
+  void worker_running(IoWqWorker& w);
+  void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
+  void hash_done(IoWqAcct& acct, std::uint32_t hash);
+
+  sim::Engine& engine_;
+  KernelConfig k_;
+  const UringCosts& c_;
+  Task& owner_;
+  CpuPlacer& placer_;
+  std::unique_ptr<sim::SpinLock> wqe_lock_;
+  std::array<IoWqAcct, 2> acct_;
+  std::deque<IoWqWorker*> free_list_;  // hlist: new free workers go to the head
+  std::vector<std::unique_ptr<IoWqWorker>> workers_;
+  std::uint64_t hash_map_ = 0;  // busy hash buckets (64)
+  int workers_peak_ = 0;
+};
+
+}  // namespace uringsim::models

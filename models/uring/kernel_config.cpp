@@ -1,0 +1,59 @@
+#include "models/uring/kernel_config.hpp"
+
+#include <algorithm>
+
+namespace uringsim::models {
+namespace {
+// RLIMIT_NPROC is the unbound account's default cap; in practice no limit for a simulation.
+constexpr int kUnlimitedWorkers = 1 << 20;
+}  // namespace
+
+KernelConfig KernelConfig::from(const config::Scenario& s) {
+  KernelConfig k;
+  k.era = s.at("/kernel/era").get<std::string>();
+  const bool before_516 = k.era == "5.15";
+  const auto mode = s.at("/kernel/async_mode").get<std::string>();
+  k.async_mode = mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking : AsyncMode::Hybrid;
+  const auto ready = s.at("/kernel/apoll_ready").get<std::string>();
+  k.apoll_ready = ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
+  k.sq_entries = s.at("/kernel/ring/sq_entries").get<int>();
+  const int cq = s.at("/kernel/ring/cq_entries").get<int>();
+  k.cq_entries = cq > 0 ? cq : 2 * k.sq_entries;
+  const int cores = s.at("/machine/cores").get<int>();
+  const int mb = s.at("/kernel/iowq/max_bound").get<int>();
+  const int mu = s.at("/kernel/iowq/max_unbound").get<int>();
+  k.max_bound = mb > 0 ? mb : std::min(k.sq_entries, 4 * cores);
+  k.max_unbound = mu > 0 ? mu : kUnlimitedWorkers;
+  k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
+  return k;
+}
+
+UringCosts UringCosts::from(const config::CostTable& t) {
+  UringCosts c;
+  c.syscall = t.get("syscall_cycles");
+  c.sqe_submit = t.get("sqe_submit_cycles");
+  c.file_lookup = t.get("file_lookup_cycles");
+  c.tcp_send = t.get("tcp_send_cycles");
+  c.tcp_recv = t.get("tcp_recv_cycles");
+  c.tcp_recv_eagain = t.get("tcp_recv_eagain_cycles");
+  c.tcp_byte = t.get("tcp_byte_cycles");
+  c.net_one_way_ns = t.get("net_one_way_ns");
+  c.client_round_trip = t.get("client_round_trip_cycles");
+  c.poll_arm = t.get("poll_arm_cycles");
+  c.poll_wake = t.get("poll_wake_cycles");
+  c.tw_add = t.get("tw_add_cycles");
+  c.tw_notify_ipi = t.get("tw_notify_ipi_cycles");
+  c.tw_run = t.get("tw_run_cycles");
+  c.cqe_post = t.get("cqe_post_cycles");
+  c.iowq_prep = t.get("iowq_prep_cycles");
+  c.iowq_enqueue = t.get("iowq_enqueue_cycles");
+  c.iowq_get_work = t.get("iowq_get_work_cycles");
+  c.iowq_worker_busy = t.get("iowq_worker_busy_cycles");
+  c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
+  c.worker_create = t.get("worker_create_cycles");
+  c.app_cqe = t.get("app_cqe_cycles");
+  c.app_sqe_prep = t.get("app_sqe_prep_cycles");
+  return c;
+}
+
+}  // namespace uringsim::models

@@ -1,0 +1,40 @@
+#pragma once
+// The kernel design being simulated: era defaults resolved into explicit knobs, and the costs of
+// the io_uring paths (cycles, from the cost table). Components read these, never the raw scenario.
+#include <string>
+
+#include "config/scenario.hpp"
+#include "sim/types.hpp"
+
+namespace uringsim::models {
+
+enum class AsyncMode { Blocking, Hybrid };
+enum class ApollReady { Inline, TaskWork };
+
+struct KernelConfig {
+  std::string era;
+  AsyncMode async_mode = AsyncMode::Hybrid;
+  ApollReady apoll_ready = ApollReady::TaskWork;
+  int max_bound = 0;    // resolved: never 0
+  int max_unbound = 0;  // resolved: never 0
+  sim::TimeNs worker_idle_timeout_ns = 5e9;
+  int sq_entries = 4096;
+  int cq_entries = 8192;
+
+  static KernelConfig from(const config::Scenario& s);
+};
+
+// Per-operation CPU costs of the io_uring paths, in cycles (see models/costs.json).
+struct UringCosts {
+  sim::Cycles syscall, sqe_submit, file_lookup;
+  sim::Cycles tcp_send, tcp_recv, tcp_recv_eagain, tcp_byte;
+  sim::TimeNs net_one_way_ns;
+  sim::Cycles client_round_trip;
+  sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
+  sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
+  sim::Cycles app_cqe, app_sqe_prep;
+
+  static UringCosts from(const config::CostTable& t);
+};
+
+}  // namespace uringsim::models

@@ -1,0 +1,36 @@
+#pragma once
+// A request (struct io_kiocb): one SQE's journey through the issue paths to its CQE.
+#include <cstdint>
+
+#include "sim/types.hpp"
+
+namespace uringsim::models {
+
+class File;
+class IoRingCtx;
+
+enum class Op { Recv, Send, Read, Write, Nop };
+const char* op_name(Op op);
+
+struct Request {
+  std::uint64_t id = 0;
+  std::uint64_t user_data = 0;
+  Op op = Op::Nop;
+  File* file = nullptr;
+  IoRingCtx* ctx = nullptr;
+  std::uint32_t bytes = 0;
+  bool force_async = false;  // IOSQE_ASYNC
+  bool fixed_file = true;
+  int result = 0;
+
+  // io-wq work flags (io_prep_async_work)
+  bool wq_concurrent = false;  // IO_WQ_WORK_CONCURRENT: from IOSQE_ASYNC
+  bool wq_unbound = false;     // IO_WQ_WORK_UNBOUND: sockets, pipes
+  bool wq_hashed = false;      // IO_WQ_WORK_HASHED: buffered writes, serialised per file
+  std::uint32_t wq_hash = 0;
+
+  bool polled = false;  // REQ_F_POLLED: async poll was armed once
+  sim::TimeNs t_submit_ns = 0;
+};
+
+}  // namespace uringsim::models

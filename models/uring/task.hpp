@@ -1,0 +1,49 @@
+#pragma once
+// A task that uses io_uring (struct io_uring_task): it owns an io-wq and a task_work list. Other
+// contexts queue work for it (poll wake-ups, worker-creation requests); it runs that work itself at
+// its next kernel entry or exit, or while waiting for completions. Adding work to a sleeping task
+// wakes it (TWA_SIGNAL); a running task is kicked with an IPI.
+#include <deque>
+#include <functional>
+#include <memory>
+
+#include "models/uring/kernel_config.hpp"
+#include "sim/lock.hpp"
+#include "sim/waitqueue.hpp"
+
+namespace uringsim::models {
+
+class IoRingCtx;
+
+class Task {
+ public:
+  Task(const UringCosts& costs);
+  void set_thread(sim::Thread& t) { thread_ = &t; }
+  sim::Thread& thread() const { return *thread_; }
+
+  // Queue work for this task from any context. `ctx`, when set, is the ring whose uring_lock the
+  // work runs under (tctx_task_work batches items per ring).
+  void add(IoRingCtx* ctx, std::function<void()> fn);
+  // Run all pending work (only from this task's own thread).
+  void run();
+  bool pending() const { return !list_.empty(); }
+
+  // The task is sleeping interruptibly on `wq` (e.g. waiting for CQEs); a task_work add wakes it.
+  void sleeping_on(sim::WaitQueue* wq) { sleeping_on_ = wq; }
+
+  std::uint64_t items_run() const { return items_run_; }
+
+ private:
+  struct Item {
+    IoRingCtx* ctx;
+    std::function<void()> fn;
+  };
+  const UringCosts& costs_;
+  sim::Thread* thread_ = nullptr;
+  std::deque<Item> list_;
+  std::unique_ptr<sim::SpinLock> task_lock_;
+  sim::WaitQueue* sleeping_on_ = nullptr;
+  std::uint64_t items_run_ = 0;
+};
+
+}  // namespace uringsim::models

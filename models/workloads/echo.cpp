@@ -1,0 +1,230 @@
+#include "models/workloads/echo.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "sim/engine.hpp"
+
+namespace uringsim::models {
+namespace {
+// CFS weights (kernel/sched/core.c sched_prio_to_weight) for nice -20..19, relative to nice 0.
+double nice_weight(int nice) {
+  static constexpr std::array<int, 40> w = {88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+                                            9548,  7620,  6100,  4904,  3906,  3121,  2501,  1991,  1586,  1277,
+                                            1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
+                                            110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
+  return w.at(static_cast<std::size_t>(nice + 20)) / 1024.0;
+}
+// The clients' first messages are spread over this window so they do not arrive all at once.
+constexpr sim::TimeNs kFirstSendSpreadNs = 100e3;
+}  // namespace
+
+EchoModel::EchoModel(const config::Scenario& s)
+    : scenario_(s),
+      k_(KernelConfig::from(s)),
+      c_(UringCosts::from(s.costs)),
+      connections_(s.at("/workload/connections").get<int>()),
+      msg_bytes_(s.at("/workload/msg_bytes").get<std::uint32_t>()),
+      force_async_(s.at("/workload/force_async").get<bool>()),
+      fixed_files_(s.at("/workload/fixed_files").get<bool>()),
+      local_clients_(s.at("/workload/client_placement").get<std::string>() == "local"),
+      server_work_cycles_(s.at("/workload/server_work_cycles").get<double>()),
+      server_weight_(nice_weight(s.at("/workload/server_nice").get<int>())),
+      client_threads_(s.at("/workload/client_threads").get<int>()),
+      seed_(s.at("/seed").get<std::uint64_t>()),
+      think_(Distribution::from_json(s.at("/workload/think"))),
+      think_rng_(seed_, "echo.client.think") {
+  if (local_clients_ && client_threads_ >= s.at("/machine/cores").get<int>())
+    throw config::InputError(s.source + ": /workload/client_threads: expected fewer local client threads than " +
+                             "machine.cores (the server needs a core), got " + std::to_string(client_threads_));
+}
+
+EchoModel::~EchoModel() = default;
+
+void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
+  engine_ = &engine;
+  metrics_ = &metrics;
+  const int cores = engine.machine().cores;
+  placer_ = std::make_unique<CpuPlacer>(cores);
+  task_ = std::make_unique<Task>(c_);
+  wq_ = std::make_unique<IoWq>(engine, k_, c_, *task_, *placer_);
+  ctx_ = std::make_unique<IoRingCtx>(k_, c_, *task_, *wq_);
+
+  for (int i = 0; i < connections_; ++i)
+    sockets_.push_back(std::make_unique<Socket>(i, c_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
+
+  // Local clients take the last cores; remote clients run on one external CPU, unaccounted.
+  const int ndrivers = local_clients_ ? client_threads_ : 1;
+  drivers_.resize(ndrivers);
+  conns_.resize(connections_);
+  for (int i = 0; i < connections_; ++i) conns_[i].driver = i % ndrivers;
+  for (int d = 0; d < ndrivers; ++d) {
+    sim::ThreadOptions o;
+    int cpu = cores;  // the external CPU
+    if (local_clients_) {
+      cpu = cores - 1 - d;
+      placer_->reserve(cpu);
+    } else {
+      o.accounted = false;
+    }
+    drivers_[d].thread = &engine.spawn(fmt::format("client-{}", d), "client", cpu, [this, d] { driver_main(drivers_[d]); }, o);
+  }
+
+  sim::ThreadOptions so;
+  so.weight = server_weight_;
+  task_->set_thread(engine.spawn("io_uring_echo_server", "io_uring_echo_s", placer_->pin(0), [this] { server_main(); }, so));
+
+  sim::ThreadOptions sampler;
+  sampler.daemon = true;
+  sampler.accounted = false;
+  engine.spawn("sampler", "sampler", 0, [this] { sampler_main(); }, sampler);
+
+  // Every client sends its first message at a random time near the start.
+  sim::Rng first(seed_, "echo.client.first");
+  for (int i = 0; i < connections_; ++i) {
+    const sim::TimeNs t = first.uniform01() * kFirstSendSpreadNs;
+    conns_[i].t_sent = t;
+    drivers_[conns_[i].driver].heap.push({t + c_.net_one_way_ns, i});
+  }
+}
+
+Request& EchoModel::make_request(Op op, int conn) {
+  Request& r = ctx_->new_request();
+  r.op = op;
+  r.file = sockets_[conn].get();
+  r.user_data = static_cast<std::uint64_t>(conn);
+  r.bytes = msg_bytes_;
+  r.force_async = force_async_;
+  r.fixed_file = fixed_files_;
+  return r;
+}
+
+void EchoModel::server_main() {
+  static const sim::Label app = sim::intern("[app] event loop"), work = sim::intern("[app] server work"),
+                          prep = sim::intern("[app] io_uring_prep");
+  auto& self = sim::current();
+  std::vector<Request*> sqes;
+  for (int i = 0; i < connections_; ++i) {
+    self.charge(c_.app_sqe_prep, prep);
+    sqes.push_back(&make_request(Op::Recv, i));
+  }
+  for (;;) {
+    ctx_->enter(sqes, 1);
+    Cqe cqe;
+    while (ctx_->pop_cqe(cqe)) {
+      self.charge(c_.app_cqe, app);
+      const int conn = static_cast<int>(cqe.user_data);
+      const Op op = cqe.req->op;
+      ctx_->release(*cqe.req);
+      self.charge(c_.app_sqe_prep, prep);
+      if (op == Op::Recv && cqe.result > 0) {
+        self.charge(server_work_cycles_, work);
+        sqes.push_back(&make_request(Op::Send, conn));
+      } else {
+        sqes.push_back(&make_request(Op::Recv, conn));
+      }
+    }
+  }
+}
+
+void EchoModel::on_server_send(int conn) {
+  const sim::TimeNs now = sim::now_ns();  // after the sender's CPU work
+  const sim::TimeNs t_echo = now + c_.net_one_way_ns;
+  if (t_echo > engine_->window_end_ns()) return;  // the echo lands after the end: still in flight
+  Conn& cn = conns_[conn];
+  metrics_->completed(t_echo, t_echo - cn.t_sent);
+  if (t_echo >= engine_->window_start_ns()) ++round_trips_window_;
+  const sim::TimeNs t_next = t_echo + think_.sample_ns(think_rng_);
+  cn.t_sent = t_next;
+  schedule_arrival(conn, t_next + c_.net_one_way_ns);
+}
+
+void EchoModel::schedule_arrival(int conn, sim::TimeNs t_arrive) {
+  Driver& d = drivers_[conns_[conn].driver];
+  d.heap.push({t_arrive, conn});
+  if (d.sleeping_until > t_arrive) d.thread->unpark();  // it sleeps past this arrival: wake it to re-plan
+}
+
+void EchoModel::driver_main(Driver& d) {
+  static const sim::Label client = sim::intern("[client] send/recv");
+  auto& self = sim::current();
+  for (;;) {
+    if (d.heap.empty()) {
+      d.sleeping_until = std::numeric_limits<double>::infinity();
+      self.park();
+      d.sleeping_until = -1;
+      continue;
+    }
+    const Event ev = d.heap.top();
+    const sim::TimeNs now = sim::now_ns();
+    if (ev.t > now) {
+      d.sleeping_until = ev.t;
+      self.park_for_ns(ev.t - now);
+      d.sleeping_until = -1;
+      continue;
+    }
+    d.heap.pop();
+    if (local_clients_) self.charge(c_.client_round_trip, client);
+    metrics_->submitted(conns_[ev.conn].t_sent);
+    sockets_[ev.conn]->deliver(msg_bytes_);
+  }
+}
+
+void EchoModel::sampler_main() {
+  auto& self = sim::current();
+  const double step = metrics_->config().interval_ns / 10;
+  for (;;) {
+    self.sleep_ns(step);
+    const double t = engine_->clock_ns();
+    const auto& u = wq_->acct(1);
+    metrics_->sample("iowq.unbound.workers", t, u.nr_workers);
+    metrics_->sample("iowq.unbound.running", t, u.nr_running);
+    metrics_->sample("iowq.unbound.queued", t, static_cast<double>(u.list.size()));
+    metrics_->sample("iowq.bound.workers", t, wq_->acct(0).nr_workers);
+    metrics_->sample("iowq.free_workers", t, static_cast<double>(wq_->free_workers()));
+    metrics_->sample("uring.cq_ready", t, static_cast<double>(ctx_->cq_ready()));
+  }
+}
+
+void EchoModel::report(nlohmann::json& r) const {
+  auto acct_json = [](const IoWqAcct& a) {
+    return nlohmann::json{{"max_workers", a.max_workers},     {"workers_at_end", a.nr_workers},
+                          {"workers_peak", a.workers_peak},   {"created", a.created},
+                          {"exited", a.exited},               {"create_requests", a.create_requests},
+                          {"running_at_end", a.nr_running},   {"queued_at_end", a.list.size()},
+                          {"queue_peak", a.list_peak}};
+  };
+  r["iowq"] = {{"workers_peak", wq_->workers_peak()},
+               {"workers_created", wq_->acct(0).created + wq_->acct(1).created},
+               {"bound", acct_json(wq_->acct(0))},
+               {"unbound", acct_json(wq_->acct(1))}};
+  const auto& s = ctx_->stats();
+  r["uring"] = {{"sqes_submitted", s.sqes_submitted},
+                {"cqes_posted", s.cqes_posted},
+                {"in_flight_at_end", ctx_->in_flight()},
+                {"cq_overflowed", s.cq_overflowed},
+                {"overflow_at_end", ctx_->overflow_len()},
+                {"inline_completed", s.inline_completed},
+                {"poll_armed", s.poll_armed},
+                {"poll_ready_at_arm", s.poll_ready_at_arm},
+                {"poll_woken", s.poll_woken},
+                {"punted", s.punted},
+                {"iowq_completed", s.iowq_completed},
+                {"worker_blocking_issues", s.worker_blocked},
+                {"task_work_items", task_->items_run()}};
+  r["echo"] = {{"connections", connections_},
+               {"async_mode", k_.async_mode == AsyncMode::Hybrid ? "hybrid" : "blocking"},
+               {"round_trips_window", round_trips_window_}};
+}
+
+std::vector<std::pair<std::string, std::string>> EchoModel::summary() const {
+  const auto& u = wq_->acct(1);
+  return {{"io-wq unbound", fmt::format("max {}  peak {}  created {}  queue peak {}", u.max_workers == (1 << 20) ? -1 : u.max_workers,
+                                        u.workers_peak, u.created, u.list_peak)},
+          {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
+                                   ctx_->stats().sqes_submitted, ctx_->stats().cqes_posted, ctx_->stats().punted,
+                                   ctx_->stats().poll_armed, ctx_->stats().worker_blocked)}};
+}
+
+}  // namespace uringsim::models

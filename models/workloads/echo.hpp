@@ -1,0 +1,77 @@
+#pragma once
+// The echo workload (workload.type = "echo"): a single-threaded io_uring echo server and
+// closed-loop clients over loopback TCP. See docs/models/echo.md.
+#include <limits>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "models/cpu_placer.hpp"
+#include "models/distribution.hpp"
+#include "models/model.hpp"
+#include "models/net/socket.hpp"
+#include "models/uring/ctx.hpp"
+#include "models/uring/iowq.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "models/uring/task.hpp"
+#include "sim/random.hpp"
+
+namespace uringsim::models {
+
+class EchoModel final : public Model {
+ public:
+  explicit EchoModel(const config::Scenario& s);
+  ~EchoModel() override;
+  int external_cpus() const override { return local_clients_ ? 0 : 1; }
+  void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
+  void report(nlohmann::json& results) const override;
+  std::vector<std::pair<std::string, std::string>> summary() const override;
+
+ private:
+  struct Event {
+    sim::TimeNs t;
+    int conn;
+    bool operator>(const Event& o) const { return t > o.t || (t == o.t && conn > o.conn); }
+  };
+  struct Driver {
+    sim::Thread* thread = nullptr;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap;
+    sim::TimeNs sleeping_until = std::numeric_limits<double>::infinity();  // -1 while running
+  };
+  struct Conn {
+    sim::TimeNs t_sent = 0;  // when the client sent the message in flight
+    int driver = 0;
+  };
+
+  void server_main();
+  void driver_main(Driver& d);
+  void on_server_send(int conn);  // in the sender's context
+  void schedule_arrival(int conn, sim::TimeNs t_arrive);
+  void sampler_main();
+  Request& make_request(Op op, int conn);
+
+  const config::Scenario& scenario_;
+  KernelConfig k_;
+  UringCosts c_;
+  int connections_;
+  std::uint32_t msg_bytes_;
+  bool force_async_, fixed_files_, local_clients_;
+  double server_work_cycles_, server_weight_;
+  int client_threads_;
+  std::uint64_t seed_;
+  Distribution think_;
+
+  sim::Engine* engine_ = nullptr;
+  analysis::RunMetrics* metrics_ = nullptr;
+  std::unique_ptr<CpuPlacer> placer_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<IoWq> wq_;
+  std::unique_ptr<IoRingCtx> ctx_;
+  std::vector<std::unique_ptr<Socket>> sockets_;
+  std::vector<Conn> conns_;
+  std::vector<Driver> drivers_;
+  sim::Rng think_rng_;
+  std::uint64_t round_trips_window_ = 0;
+};
+
+}  // namespace uringsim::models
