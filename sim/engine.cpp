@@ -35,6 +35,7 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   for (int i = 0; i < machine.external_cpus; ++i)
     impl_->hosts.push_back(zone->create_host("external" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
+  computing_on_cpu_.assign(impl_->hosts.size(), 0);
   g_engine = this;
 }
 
@@ -73,6 +74,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
   thread_became_active();
+  if (opts.accounted) ++computing_on_cpu_[static_cast<std::size_t>(cpu)];
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
   auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
     // Set here: a new actor may run before Actor::create() returns to a creating actor.
@@ -87,6 +89,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
       simgrid::s4u::Actor::kill_all();
     }
     t->state_ = Thread::State::Done;
+    if (t->opts_.accounted) --computing_on_cpu_[static_cast<std::size_t>(t->cpu_)];
     thread_became_blocked(false);  // a finished thread will never run again
   });
   t->impl_->actor = actor;

@@ -31,6 +31,9 @@ void Thread::account(Cycles c, Label symbol) {
 
 void Thread::charge(Cycles c, Label symbol) {
   if (c <= 0) return;
+  // Unaccounted threads (timers, samplers, remote peers) model no CPU of the machine: their work
+  // takes no simulated time and is not counted.
+  if (!opts_.accounted) return;
   pending_ += c;
   account(c, symbol);
 }
@@ -40,7 +43,9 @@ void Thread::flush() {
   const double amount = pending_;
   pending_ = 0;
   engine_.count_event();
-  if (opts_.weight == 1.0)
+  if (engine_.cpu_exclusive(cpu_))
+    simgrid::s4u::this_actor::sleep_for(engine_.cycles_to_ns(amount) * 1e-9);  // alone on its CPU
+  else if (opts_.weight == 1.0)
     simgrid::s4u::this_actor::execute(amount);
   else
     simgrid::s4u::this_actor::execute(amount, opts_.weight);
@@ -104,11 +109,14 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
   impl_->waiting = Impl::Wait::Grant;
   impl_->released = false;
   simgrid::s4u::ExecPtr exec;
-  if (spin) {
+  // Alone on its CPU, a spinner takes no CPU from anyone: count its cycles from the wait's length.
+  const bool spin_exec = spin && !engine_.cpu_exclusive(cpu_);
+  const TimeNs t0 = engine_.clock_ns();
+  if (spin_exec) {
     exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
     if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
     exec->start();
-  } else {
+  } else if (!spin) {
     impl_->forever = true;
     engine_.thread_became_blocked(true);
   }
@@ -117,8 +125,13 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
   if (!spin) return 0;
-  const Cycles spun = kSpinForeverCycles - exec->get_remaining();
-  exec->cancel();
+  Cycles spun;
+  if (spin_exec) {
+    spun = kSpinForeverCycles - exec->get_remaining();
+    exec->cancel();
+  } else {
+    spun = engine_.ns_to_cycles(engine_.clock_ns() - t0);
+  }
   account(spun, symbol);
   return spun;
 }

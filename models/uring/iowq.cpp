@@ -25,8 +25,14 @@ const Syms& syms() {
 }
 }  // namespace
 
-void IoWqWorker::before_block() { wq_.worker_sleeping(*this); }
-void IoWqWorker::after_block() { wq_.worker_running(*this); }
+void IoWqWorker::before_block() {
+  ++acct_.blocked_in_work;
+  wq_.worker_sleeping(*this);
+}
+void IoWqWorker::after_block() {
+  --acct_.blocked_in_work;
+  wq_.worker_running(*this);
+}
 
 IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner, CpuPlacer& placer)
     : engine_(engine),

@@ -36,6 +36,7 @@ struct IoWqAcct {
   std::deque<Request*> list;
   // statistics
   int workers_peak = 0;
+  int blocked_in_work = 0;  // workers sleeping inside a work item (e.g. a blocking recv)
   std::uint64_t created = 0, exited = 0, create_requests = 0;
   std::size_t list_peak = 0;
   bool run_queue() const { return !list.empty() && !stalled; }  // io_acct_run_queue

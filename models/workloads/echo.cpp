@@ -181,6 +181,7 @@ void EchoModel::sampler_main() {
     metrics_->sample("iowq.unbound.workers", t, u.nr_workers);
     metrics_->sample("iowq.unbound.running", t, u.nr_running);
     metrics_->sample("iowq.unbound.queued", t, static_cast<double>(u.list.size()));
+    metrics_->sample("iowq.unbound.blocked_in_work", t, u.blocked_in_work);
     metrics_->sample("iowq.bound.workers", t, wq_->acct(0).nr_workers);
     metrics_->sample("iowq.free_workers", t, static_cast<double>(wq_->free_workers()));
     metrics_->sample("uring.cq_ready", t, static_cast<double>(ctx_->cq_ready()));
