@@ -69,8 +69,8 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   const double end_ns = warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
 
   auto model = make_model(scenario);
-  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(), scenario.at("/machine/ghz").get<double>(),
-                           model->external_cpus()};
+  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
+                           scenario.at("/machine/ghz").get<double>(), model->external_cpus()};
   sim::Engine engine(machine, primitive_costs(scenario.costs));
 
   analysis::MetricsConfig mc;
@@ -89,10 +89,12 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
 
   if (std::getenv("URINGSIM_DEBUG_THREADS"))  // developer aid: where every thread ended
     for (const auto& t : engine.threads())
-      fmt::print(stderr, "thread {} ({}) cpu {} state {}\n", t->name(), t->comm(), t->cpu(), static_cast<int>(t->state()));
+      fmt::print(stderr, "thread {} ({}) cpu {} state {}\n", t->name(), t->comm(), t->cpu(),
+                 static_cast<int>(t->state()));
   if (std::getenv("URINGSIM_DEBUG_THREADS"))
     for (const sim::Lock* l : engine.locks())
-      fmt::print(stderr, "lock {} owner {} waiters {}\n", l->name(), l->owner() ? l->owner()->name() : "-", l->waiters());
+      fmt::print(stderr, "lock {} owner {} waiters {}\n", l->name(), l->owner() ? l->owner()->name() : "-",
+                 l->waiters());
   RunOutput out;
   nlohmann::json& r = out.results;
   r = metrics.to_json();
@@ -121,12 +123,14 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   };
   const auto& lat = r["latency_us"];
   out.summary.emplace_back("throughput", num(r["throughput"], "ops_per_s", "{:.1f} ops/s"));
-  out.summary.emplace_back("latency (us)", "mean " + num(lat, "mean", "{:.3f}") + "  p50 " + num(lat, "p50", "{:.3f}") +
-                                               "  p99 " + num(lat, "p99", "{:.3f}") + "  max " + num(lat, "max", "{:.3f}"));
+  out.summary.emplace_back(
+      "latency (us)", "mean " + num(lat, "mean", "{:.3f}") + "  p50 " + num(lat, "p50", "{:.3f}") + "  p99 " +
+                          num(lat, "p99", "{:.3f}") + "  max " + num(lat, "max", "{:.3f}"));
   out.summary.emplace_back("cpu", num(r["cpu"], "total_pct", "{:.1f} %"));
   const auto& rq = r["requests"];
-  out.summary.emplace_back("requests", fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
-                                                   rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
+  out.summary.emplace_back("requests",
+                           fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
+                                       rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
   for (auto& line : model->summary()) out.summary.push_back(std::move(line));
   if (engine.deadlocked()) out.summary.emplace_back("DEADLOCK", "every thread was blocked before the end");
   return out;

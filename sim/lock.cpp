@@ -121,7 +121,9 @@ void SpinLock::wait_for_handoff(Thread& self) {
   self.charge(Engine::get().costs().spin_handoff_cycles, sym::spin_slowpath());
 }
 
-void SpinLock::hand_over(Thread& next) { next.grant(); }
+void SpinLock::hand_over(Thread& next) {
+  next.grant();
+}
 
 // --- Mutex ---
 void Mutex::fast_path_cost(Thread& self) {

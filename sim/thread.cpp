@@ -139,7 +139,8 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
 namespace {
 void flush_caller() {
   // The waker's own pending work happens before the wake becomes visible.
-  if (auto* self = simgrid::s4u::Actor::self(); self && self->get_data<Thread>()) self->get_data<Thread>()->flush();
+  if (auto* self = simgrid::s4u::Actor::self(); self && self->get_data<Thread>())
+    self->get_data<Thread>()->flush();
 }
 }  // namespace
 

@@ -18,8 +18,8 @@ namespace uringsim::sim {
 class Engine;
 
 struct ThreadOptions {
-  double weight = 1.0;    // CPU share when threads share a CPU (CFS weight / 1024; nice -15 = 29154/1024)
-  bool daemon = false;    // daemons do not keep the simulation alive (timers, samplers)
+  double weight = 1.0;  // CPU share when threads share a CPU (CFS weight / 1024; nice -15 = 29154/1024)
+  bool daemon = false;  // daemons do not keep the simulation alive (timers, samplers)
   // false for simulator helpers and remote peers: they model no CPU of the machine, and CPU work
   // charged to them is dropped (takes no time, is not counted).
   bool accounted = true;

@@ -13,14 +13,16 @@ const std::string kSeed = source_path("scenarios/seeds/async-hybrid.json");
 
 nlohmann::json run_echo(const std::string& name, const std::string& args) {
   const auto dir = fresh_dir(name);
-  const auto r = run_cli("run " + kSeed + " --quiet --set warmup_ms=100 --set duration_ms=100 " + args + " --out " +
-                         dir.string());
+  const auto r = run_cli("run " + kSeed + " --quiet --set warmup_ms=100 --set duration_ms=100 " + args +
+                         " --out " + dir.string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(slurp(dir / "results.json"));
 }
 
-double tput(const nlohmann::json& r) { return r["throughput"]["ops_per_s"].get<double>(); }
+double tput(const nlohmann::json& r) {
+  return r["throughput"]["ops_per_s"].get<double>();
+}
 
 void check_conservation(const nlohmann::json& r) {
   const auto& rq = r["requests"];
@@ -58,7 +60,8 @@ TEST_CASE("echo: blocking mode holds every unbound worker; hybrid frees them; bo
 
 TEST_CASE("echo: enough unbound workers for every connection closes the gap") {
   // With a worker per connection, a blocked recv no longer holds up anyone else's request.
-  const auto blocking = run_echo("echo-many-workers", "--variant blocking --set kernel.iowq.max_unbound=1200");
+  const auto blocking =
+      run_echo("echo-many-workers", "--variant blocking --set kernel.iowq.max_unbound=1200");
   const auto hybrid = run_echo("echo-many-workers-h", "--variant hybrid --set kernel.iowq.max_unbound=1200");
   check_conservation(blocking);
   INFO("hybrid " << tput(hybrid) << " blocking " << tput(blocking));

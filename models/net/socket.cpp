@@ -70,8 +70,12 @@ void Socket::issue_blocking(Request& req, BlockHooks* hooks) {
   do_recv(req);
 }
 
-bool Socket::poll_ready(const Request& req) const { return req.op == Op::Send || rx_bytes_ > 0; }
+bool Socket::poll_ready(const Request& req) const {
+  return req.op == Op::Send || rx_bytes_ > 0;
+}
 
-void Socket::add_poll(Request& req) { pollers_.push_back(&req); }
+void Socket::add_poll(Request& req) {
+  pollers_.push_back(&req);
+}
 
 }  // namespace uringsim::models

@@ -16,7 +16,8 @@ struct Syms {
              fget = sim::intern("fget"), arm = sim::intern("io_arm_poll_handler"),
              wake = sim::intern("io_async_wake"), prep = sim::intern("io_prep_async_work"),
              post = sim::intern("io_fill_cqe"), app = sim::intern("[app] event loop");
-  sim::Label site_enter = sim::intern("io_uring_enter"), site_flush = sim::intern("io_submit_flush_completions"),
+  sim::Label site_enter = sim::intern("io_uring_enter"),
+             site_flush = sim::intern("io_submit_flush_completions"),
              site_post = sim::intern("io_req_complete_post"), site_tw = sim::intern("tctx_task_work"),
              site_overflow = sim::intern("io_cqring_overflow_flush");
 };
@@ -27,7 +28,12 @@ const Syms& syms() {
 }  // namespace
 
 IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq)
-    : k_(k), c_(costs), owner_(owner), wq_(wq), uring_lock_("ctx->uring_lock"), completion_lock_("ctx->completion_lock") {}
+    : k_(k),
+      c_(costs),
+      owner_(owner),
+      wq_(wq),
+      uring_lock_("ctx->uring_lock"),
+      completion_lock_("ctx->completion_lock") {}
 
 IoRingCtx::~IoRingCtx() = default;
 
@@ -46,7 +52,9 @@ Request& IoRingCtx::new_request() {
   return *r;
 }
 
-void IoRingCtx::release(Request& req) { free_.push_back(&req); }
+void IoRingCtx::release(Request& req) {
+  free_.push_back(&req);
+}
 
 int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
   auto& self = sim::current();

@@ -44,10 +44,10 @@ class IoRingCtx {
   std::size_t cq_ready() const { return cq_.size(); }
 
   // --- kernel paths used by other components ---
-  void poll_wake(Request& req);                          // a file's wake callback (waker's context)
+  void poll_wake(Request& req);                              // a file's wake callback (waker's context)
   void io_wq_submit_work(Request& req, BlockHooks& worker);  // run by an io-wq worker
-  void tw_begin();                                      // task_work batch on this ring: take uring_lock
-  void tw_end();                                        // flush deferred completions, unlock
+  void tw_begin();                                           // task_work batch on this ring: take uring_lock
+  void tw_end();                                             // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }

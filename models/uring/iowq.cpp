@@ -1,7 +1,7 @@
 #include "models/uring/iowq.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "models/uring/ctx.hpp"
 #include "models/uring/task.hpp"
@@ -15,9 +15,9 @@ struct Syms {
              create = sim::intern("create_io_thread");
   sim::Label site_enqueue = sim::intern("io_wqe_enqueue"), site_create = sim::intern("io_wqe_create_worker"),
              site_new = sim::intern("create_io_worker"), site_worker = sim::intern("io_wqe_worker"),
-             site_handle = sim::intern("io_worker_handle_work"), site_sleeping = sim::intern("io_wq_worker_sleeping"),
-             site_cb = sim::intern("create_worker_cb"), site_hash = sim::intern("io_wqe_hash_wake"),
-             site_exit = sim::intern("io_worker_exit");
+             site_handle = sim::intern("io_worker_handle_work"),
+             site_sleeping = sim::intern("io_wq_worker_sleeping"), site_cb = sim::intern("create_worker_cb"),
+             site_hash = sim::intern("io_wqe_hash_wake"), site_exit = sim::intern("io_worker_exit");
 };
 const Syms& syms() {
   static const Syms s;
@@ -34,7 +34,8 @@ void IoWqWorker::after_block() {
   wq_.worker_running(*this);
 }
 
-IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner, CpuPlacer& placer)
+IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner,
+           CpuPlacer& placer)
     : engine_(engine),
       k_(k),
       c_(costs),
@@ -194,7 +195,8 @@ Request* IoWq::get_next_work(IoWqAcct& acct, std::vector<Request*>& chain) {
     // Take the whole contiguous chain of this bucket; it runs serially on this worker.
     hash_map_ |= bit;
     auto end = it;
-    while (end != acct.list.end() && (*end)->wq_hashed && (*end)->wq_hash == r->wq_hash) chain.push_back(*end++);
+    while (end != acct.list.end() && (*end)->wq_hashed && (*end)->wq_hash == r->wq_hash)
+      chain.push_back(*end++);
     acct.list.erase(it, end);
     return r;
   }

@@ -55,9 +55,9 @@ class IoWqWorker final : public BlockHooks {
   IoWqAcct& acct_;
   int id_;
   sim::Thread* thread_ = nullptr;
-  bool running_ = true;        // IO_WORKER_F_RUNNING: counted in nr_running
-  bool free_ = false;          // IO_WORKER_F_FREE: on the free list
-  bool asleep_ = false;        // sleeping idle (wake_up_process would succeed)
+  bool running_ = true;          // IO_WORKER_F_RUNNING: counted in nr_running
+  bool free_ = false;            // IO_WORKER_F_FREE: on the free list
+  bool asleep_ = false;          // sleeping idle (wake_up_process would succeed)
   bool create_pending_ = false;  // create_state: one creation request in flight
 };
 

@@ -13,9 +13,11 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.era = s.at("/kernel/era").get<std::string>();
   const bool before_516 = k.era == "5.15";
   const auto mode = s.at("/kernel/async_mode").get<std::string>();
-  k.async_mode = mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking : AsyncMode::Hybrid;
+  k.async_mode =
+      mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking : AsyncMode::Hybrid;
   const auto ready = s.at("/kernel/apoll_ready").get<std::string>();
-  k.apoll_ready = ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
+  k.apoll_ready =
+      ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
   k.sq_entries = s.at("/kernel/ring/sq_entries").get<int>();
   const int cq = s.at("/kernel/ring/cq_entries").get<int>();
   k.cq_entries = cq > 0 ? cq : 2 * k.sq_entries;

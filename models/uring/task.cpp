@@ -19,7 +19,8 @@ sim::Label sym_ipi() {
 }
 }  // namespace
 
-Task::Task(const UringCosts& costs) : costs_(costs), task_lock_(std::make_unique<sim::SpinLock>("tctx->task_lock")) {}
+Task::Task(const UringCosts& costs)
+    : costs_(costs), task_lock_(std::make_unique<sim::SpinLock>("tctx->task_lock")) {}
 
 void Task::add(IoRingCtx* ctx, std::function<void()> fn) {
   static const sim::Label site = sim::intern("io_req_task_work_add");

@@ -10,10 +10,10 @@ namespace uringsim::models {
 namespace {
 // CFS weights (kernel/sched/core.c sched_prio_to_weight) for nice -20..19, relative to nice 0.
 double nice_weight(int nice) {
-  static constexpr std::array<int, 40> w = {88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
-                                            9548,  7620,  6100,  4904,  3906,  3121,  2501,  1991,  1586,  1277,
-                                            1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
-                                            110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
+  static constexpr std::array<int, 40> w = {
+      88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+      3906,  3121,  2501,  1991,  1586,  1277,  1024,  820,   655,   526,   423,  335,  272,  215,
+      172,   137,   110,   87,    70,    56,    45,    36,    29,    23,    18,   15};
   return w.at(static_cast<std::size_t>(nice + 20)) / 1024.0;
 }
 // The clients' first messages are spread over this window so they do not arrive all at once.
@@ -36,8 +36,9 @@ EchoModel::EchoModel(const config::Scenario& s)
       think_(Distribution::from_json(s.at("/workload/think"))),
       think_rng_(seed_, "echo.client.think") {
   if (local_clients_ && client_threads_ >= s.at("/machine/cores").get<int>())
-    throw config::InputError(s.source + ": /workload/client_threads: expected fewer local client threads than " +
-                             "machine.cores (the server needs a core), got " + std::to_string(client_threads_));
+    throw config::InputError(
+        s.source + ": /workload/client_threads: expected fewer local client threads than " +
+        "machine.cores (the server needs a core), got " + std::to_string(client_threads_));
 }
 
 EchoModel::~EchoModel() = default;
@@ -52,7 +53,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   ctx_ = std::make_unique<IoRingCtx>(k_, c_, *task_, *wq_);
 
   for (int i = 0; i < connections_; ++i)
-    sockets_.push_back(std::make_unique<Socket>(i, c_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
+    sockets_.push_back(
+        std::make_unique<Socket>(i, c_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
 
   // Local clients take the last cores; remote clients run on one external CPU, unaccounted.
   const int ndrivers = local_clients_ ? client_threads_ : 1;
@@ -68,17 +70,20 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     } else {
       o.accounted = false;
     }
-    drivers_[d].thread = &engine.spawn(fmt::format("client-{}", d), "client", cpu, [this, d] { driver_main(drivers_[d]); }, o);
+    drivers_[d].thread = &engine.spawn(
+        fmt::format("client-{}", d), "client", cpu, [this, d] { driver_main(drivers_[d]); }, o);
   }
 
   sim::ThreadOptions so;
   so.weight = server_weight_;
-  task_->set_thread(engine.spawn("io_uring_echo_server", "io_uring_echo_s", placer_->pin(0), [this] { server_main(); }, so));
+  task_->set_thread(engine.spawn(
+      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(0), [this] { server_main(); }, so));
 
   sim::ThreadOptions sampler;
   sampler.daemon = true;
   sampler.accounted = false;
-  engine.spawn("sampler", "sampler", 0, [this] { sampler_main(); }, sampler);
+  engine.spawn(
+      "sampler", "sampler", 0, [this] { sampler_main(); }, sampler);
 
   // Every client sends its first message at a random time near the start.
   sim::Rng first(seed_, "echo.client.first");
@@ -190,10 +195,14 @@ void EchoModel::sampler_main() {
 
 void EchoModel::report(nlohmann::json& r) const {
   auto acct_json = [](const IoWqAcct& a) {
-    return nlohmann::json{{"max_workers", a.max_workers},     {"workers_at_end", a.nr_workers},
-                          {"workers_peak", a.workers_peak},   {"created", a.created},
-                          {"exited", a.exited},               {"create_requests", a.create_requests},
-                          {"running_at_end", a.nr_running},   {"queued_at_end", a.list.size()},
+    return nlohmann::json{{"max_workers", a.max_workers},
+                          {"workers_at_end", a.nr_workers},
+                          {"workers_peak", a.workers_peak},
+                          {"created", a.created},
+                          {"exited", a.exited},
+                          {"create_requests", a.create_requests},
+                          {"running_at_end", a.nr_running},
+                          {"queued_at_end", a.list.size()},
                           {"queue_peak", a.list_peak}};
   };
   r["iowq"] = {{"workers_peak", wq_->workers_peak()},
@@ -221,11 +230,13 @@ void EchoModel::report(nlohmann::json& r) const {
 
 std::vector<std::pair<std::string, std::string>> EchoModel::summary() const {
   const auto& u = wq_->acct(1);
-  return {{"io-wq unbound", fmt::format("max {}  peak {}  created {}  queue peak {}", u.max_workers == (1 << 20) ? -1 : u.max_workers,
-                                        u.workers_peak, u.created, u.list_peak)},
-          {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
-                                   ctx_->stats().sqes_submitted, ctx_->stats().cqes_posted, ctx_->stats().punted,
-                                   ctx_->stats().poll_armed, ctx_->stats().worker_blocked)}};
+  return {
+      {"io-wq unbound",
+       fmt::format("max {}  peak {}  created {}  queue peak {}",
+                   u.max_workers == (1 << 20) ? -1 : u.max_workers, u.workers_peak, u.created, u.list_peak)},
+      {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
+                               ctx_->stats().sqes_submitted, ctx_->stats().cqes_posted, ctx_->stats().punted,
+                               ctx_->stats().poll_armed, ctx_->stats().worker_blocked)}};
 }
 
 }  // namespace uringsim::models
