@@ -112,6 +112,12 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   out.run_info = {{"wall_s", wall_s},
                   {"events", engine.events()},
                   {"events_per_s", wall_s > 0 ? engine.events() / wall_s : 0.0},
+                  {"events_by_kind",
+                   {{"compute", engine.events(sim::Engine::EventKind::Compute)},
+                    {"sleep", engine.events(sim::Engine::EventKind::Sleep)},
+                    {"park", engine.events(sim::Engine::EventKind::Park)},
+                    {"park_timeout", engine.events(sim::Engine::EventKind::ParkTimeout)},
+                    {"lock_wait", engine.events(sim::Engine::EventKind::LockWait)}}},
                   {"simulated_s", sim_s},
                   {"real_time_factor", sim_s > 0 ? wall_s / sim_s : 0.0},
                   {"peak_rss_bytes", analysis::peak_rss_bytes()}};

@@ -58,8 +58,13 @@ class Engine {
   bool cpu_exclusive(int cpu) const { return computing_on_cpu_[static_cast<std::size_t>(cpu)] == 1; }
 
   // Simulation activities started (executions, sleeps, parks): the "events" of run_info.json.
+  enum class EventKind { Compute, Sleep, Park, ParkTimeout, LockWait, Count };
   std::uint64_t events() const { return events_; }
-  void count_event() { ++events_; }
+  std::uint64_t events(EventKind k) const { return events_by_kind_[static_cast<int>(k)]; }
+  void count_event(EventKind k) {
+    ++events_;
+    ++events_by_kind_[static_cast<int>(k)];
+  }
 
   struct Impl;
   Impl& impl() { return *impl_; }
@@ -81,6 +86,7 @@ class Engine {
   std::vector<Lock*> locks_;
   TimeNs window_start_ = 0, window_end_ = 0;
   std::uint64_t events_ = 0;
+  std::uint64_t events_by_kind_[static_cast<int>(EventKind::Count)] = {};
   std::int64_t active_threads_ = 0, parked_threads_ = 0;
   std::vector<int> computing_on_cpu_;
   bool deadlocked_ = false;

@@ -5,14 +5,23 @@
 namespace uringsim::sim {
 
 void wake_up_process(Thread& target) {
-  current().charge(Engine::get().costs().wake_cycles, sym::wake());
-  target.unpark();
+  Thread& self = current();
+  Engine& e = Engine::get();
+  self.charge(e.costs().wake_cycles, sym::wake());
+  // On a CPU of its own the waker's pending work has a known end: the wake takes effect then,
+  // without simulating that work now.
+  if (e.cpu_exclusive(self.cpu()))
+    target.unpark_at(self.local_now_ns());
+  else
+    target.unpark();
 }
 
 void switch_in_after_sleep() {
   Thread& self = current();
-  const auto& c = Engine::get().costs();
-  self.sleep_ns(c.wakeup_latency_ns);
+  Engine& e = Engine::get();
+  const auto& c = e.costs();
+  const TimeNs late = self.wake_not_before_ns() - e.clock_ns();  // the wake took effect after the park ended
+  self.sleep_ns(c.wakeup_latency_ns + (late > 0 ? late : 0));
   self.charge(c.context_switch_cycles, sym::schedule());
 }
 

@@ -42,7 +42,7 @@ void Thread::flush() {
   if (pending_ <= 0) return;
   const double amount = pending_;
   pending_ = 0;
-  engine_.count_event();
+  engine_.count_event(Engine::EventKind::Compute);
   if (engine_.cpu_exclusive(cpu_))
     simgrid::s4u::this_actor::sleep_for(engine_.cycles_to_ns(amount) * 1e-9);  // alone on its CPU
   else if (opts_.weight == 1.0)
@@ -51,10 +51,19 @@ void Thread::flush() {
     simgrid::s4u::this_actor::execute(amount, opts_.weight);
 }
 
+TimeNs Thread::local_now_ns() const {
+  return engine_.clock_ns() + engine_.cycles_to_ns(pending_);
+}
+
 void Thread::sleep_ns(TimeNs ns) {
+  if (pending_ > 0 && engine_.cpu_exclusive(cpu_)) {
+    // Alone on its CPU the work is a delay too: one SimGrid sleep covers both.
+    ns += engine_.cycles_to_ns(pending_);
+    pending_ = 0;
+  }
   flush();
   if (ns <= 0) return;
-  engine_.count_event();
+  engine_.count_event(Engine::EventKind::Sleep);
   state_ = State::Sleeping;
   simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
   state_ = State::Running;
@@ -66,7 +75,7 @@ void Thread::park() {
     permit_ = false;
     return;
   }
-  engine_.count_event();
+  engine_.count_event(Engine::EventKind::Park);
   state_ = State::Parked;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
@@ -84,7 +93,7 @@ bool Thread::park_for_ns(TimeNs ns) {
     permit_ = false;
     return true;
   }
-  engine_.count_event();
+  engine_.count_event(Engine::EventKind::ParkTimeout);
   state_ = State::Parked;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
@@ -102,7 +111,7 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
     granted_ = false;
     return 0;
   }
-  engine_.count_event();
+  engine_.count_event(Engine::EventKind::LockWait);
   // The wait starts before the spin execution does: starting it yields to other actors, and a
   // hand-off arriving then must release the semaphore.
   state_ = spin ? State::Spinning : State::Parked;
@@ -146,6 +155,16 @@ void flush_caller() {
 
 void Thread::unpark() {
   flush_caller();
+  wake_not_before_ns_ = 0;
+  release_park();
+}
+
+void Thread::unpark_at(TimeNs t_ns) {
+  wake_not_before_ns_ = t_ns;
+  release_park();
+}
+
+void Thread::release_park() {
   if (impl_->waiting == Impl::Wait::Park) {
     if (!impl_->released) {
       impl_->released = true;

@@ -44,7 +44,10 @@ class Thread {
     charge(c, symbol);
     flush();
   }
-  void sleep_ns(TimeNs ns);     // off CPU for ns (flushes first)
+  void sleep_ns(TimeNs ns);  // off CPU for ns, after the pending work
+  // When this thread's pending work will be done: exact on a CPU it has to itself, an estimate
+  // (as if alone) otherwise. For timestamps nothing waits on; it executes nothing.
+  TimeNs local_now_ns() const;
   void park();                  // block until unpark(); returns at once if a permit is pending
   bool park_for_ns(TimeNs ns);  // false on timeout
   // Wait for a lock hand-off (grant()). Wake-ups (unpark) that arrive meanwhile do not end this
@@ -54,7 +57,11 @@ class Thread {
 
   // --- from any thread ---
   void unpark();  // wake a parked thread, or leave a permit
-  void grant();   // hand a lock to this thread (ends await_grant)
+  // Wake-up that takes effect at `t_ns` (>= now): the woken thread resumes no earlier. Lets a waker
+  // on an exclusive CPU wake others without first simulating its own pending work.
+  void unpark_at(TimeNs t_ns);
+  TimeNs wake_not_before_ns() const { return wake_not_before_ns_; }
+  void grant();  // hand a lock to this thread (ends await_grant)
 
   // CPU accounting: cycles by symbol, whole run and since the window start.
   const std::vector<Cycles>& cycles_by_symbol() const { return cycles_; }
@@ -68,6 +75,7 @@ class Thread {
   friend class Engine;
   Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
   void account(Cycles c, Label symbol);
+  void release_park();
 
   struct Impl;
   Engine& engine_;
@@ -79,6 +87,7 @@ class Thread {
   Cycles pending_ = 0;
   bool permit_ = false;
   bool granted_ = false;  // a grant() arrived before await_grant() started
+  TimeNs wake_not_before_ns_ = 0;
   std::vector<Cycles> cycles_, base_;
   std::unique_ptr<Impl> impl_;
 };

@@ -68,7 +68,7 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       Request& req = *sqes[i];
       self.charge(c_.sqe_submit, syms().submit);
       if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
-      req.t_submit_ns = sim::now_ns();
+      req.t_submit_ns = self.local_now_ns();
       ++stats_.sqes_submitted;
       queue_sqe(req);
     }

@@ -134,7 +134,7 @@ void EchoModel::server_main() {
 }
 
 void EchoModel::on_server_send(int conn) {
-  const sim::TimeNs now = sim::now_ns();  // after the sender's CPU work
+  const sim::TimeNs now = sim::current().local_now_ns();  // after the sender's CPU work
   const sim::TimeNs t_echo = now + c_.net_one_way_ns;
   if (t_echo > engine_->window_end_ns()) return;  // the echo lands after the end: still in flight
   Conn& cn = conns_[conn];
