@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -18,6 +19,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   sim::PrimitiveCosts p;
   p.spin_lock_fast_cycles = c.get("spin_lock_fast_cycles");
   p.spin_handoff_cycles = c.get("spin_handoff_cycles");
+  p.spin_lock_migrate_cycles = c.get("spin_lock_migrate_cycles");
   p.mutex_fast_cycles = c.get("mutex_fast_cycles");
   p.wake_cycles = c.get("wake_cycles");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
@@ -41,6 +43,40 @@ nlohmann::json cpu_section(const sim::Engine& e) {
   j["by_thread"] = nlohmann::json::object();
   for (const auto& [comm, c] : by_comm) j["by_thread"][comm + "_pct"] = 100.0 * c / window_cycles;
   return j;
+}
+
+// CPU cycles by (command, symbol) in the window, as shares of all busy cycles: what `perf report
+// --sort comm,sym` shows for cycles samples.
+nlohmann::json profile_section(const sim::Engine& e) {
+  std::map<std::pair<std::string, std::string>, double> cycles;
+  double total = 0;
+  for (const auto& t : e.threads()) {
+    if (!t->accounted()) continue;
+    const auto w = t->window_cycles_by_symbol();
+    for (std::size_t sym = 0; sym < w.size(); ++sym) {
+      if (w[sym] <= 0) continue;
+      cycles[{t->comm(), sim::label_name(static_cast<sim::Label>(sym))}] += w[sym];
+      total += w[sym];
+    }
+  }
+  std::vector<std::pair<double, std::pair<std::string, std::string>>> rows;
+  for (const auto& [k, c] : cycles) rows.push_back({c, k});
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  nlohmann::json entries = nlohmann::json::array();
+  double slow = 0;
+  std::map<std::string, double> slow_by_comm;
+  for (const auto& [c, k] : rows) {
+    const double pct = total > 0 ? 100.0 * c / total : 0.0;
+    entries.push_back({{"comm", k.first}, {"symbol", k.second}, {"cycles", c}, {"pct", pct}});
+    if (k.second == sim::label_name(sim::sym::spin_slowpath())) {
+      slow += pct;
+      slow_by_comm[k.first] += pct;
+    }
+  }
+  return {{"total_cycles", total},
+          {"entries", entries},
+          {"spin_slowpath_pct", slow},
+          {"spin_slowpath_pct_by_comm", slow_by_comm}};
 }
 
 nlohmann::json site_json(const sim::LockSiteStats& s) {
@@ -106,6 +142,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["deadlock"] = engine.deadlocked();
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
+  r["profile"] = profile_section(engine);
   model->report(r);
 
   const double sim_s = engine.clock_ns() * 1e-9;

@@ -31,6 +31,7 @@ Lock::~Lock() {
 void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   owner_ = &self;
   owner_site_ = site;
+  last_cpu_ = self.cpu();
   acquired_at_ = Engine::get().clock_ns();
   LockSiteStats& s = sites_[site];
   ++s.acquisitions;
@@ -46,8 +47,9 @@ void Lock::lock(Label site) {
   self.flush();  // the request reaches the lock after the caller's earlier work
   if (owner_ == &self) throw std::logic_error("lock " + name_ + ": recursive acquisition by " + self.name());
   if (!owner_) {
+    const bool migrated = last_cpu_ >= 0 && last_cpu_ != self.cpu();
     acquired(self, site, 0, false);
-    fast_path_cost(self);
+    fast_path_cost(self, migrated);
     return;
   }
   const TimeNs t0 = Engine::get().clock_ns();
@@ -63,8 +65,9 @@ bool Lock::try_lock(Label site) {
   Thread& self = current();
   self.flush();
   if (owner_) return false;
+  const bool migrated = last_cpu_ >= 0 && last_cpu_ != self.cpu();
   acquired(self, site, 0, false);
-  fast_path_cost(self);
+  fast_path_cost(self, migrated);
   return true;
 }
 
@@ -111,8 +114,9 @@ void Lock::mark_window_start() {
 }
 
 // --- SpinLock ---
-void SpinLock::fast_path_cost(Thread& self) {
-  self.charge(Engine::get().costs().spin_lock_fast_cycles, sym::spin_fast());
+void SpinLock::fast_path_cost(Thread& self, bool migrated) {
+  const auto& c = Engine::get().costs();
+  self.charge(c.spin_lock_fast_cycles + (migrated ? c.spin_lock_migrate_cycles : 0), sym::spin_fast());
 }
 
 void SpinLock::wait_for_handoff(Thread& self) {
@@ -126,7 +130,7 @@ void SpinLock::hand_over(Thread& next) {
 }
 
 // --- Mutex ---
-void Mutex::fast_path_cost(Thread& self) {
+void Mutex::fast_path_cost(Thread& self, bool) {
   self.charge(Engine::get().costs().mutex_fast_cycles, sym::mutex_lock());
 }
 

@@ -43,9 +43,9 @@ class Lock {
   void mark_window_start();
 
  protected:
-  virtual void fast_path_cost(Thread& self) = 0;    // uncontended acquire + release
-  virtual void wait_for_handoff(Thread& self) = 0;  // block until owner_ == &self
-  virtual void hand_over(Thread& next) = 0;         // give the lock to `next` (already owner_)
+  virtual void fast_path_cost(Thread& self, bool migrated) = 0;  // uncontended acquire + release
+  virtual void wait_for_handoff(Thread& self) = 0;               // block until owner_ == &self
+  virtual void hand_over(Thread& next) = 0;                      // give the lock to `next` (already owner_)
 
  private:
   void acquired(Thread& self, Label site, TimeNs waited, bool contended);
@@ -54,6 +54,7 @@ class Lock {
   Kind kind_;
   Thread* owner_ = nullptr;
   Label owner_site_ = 0;
+  int last_cpu_ = -1;  // CPU of the previous holder: where the lock's cache line is
   TimeNs acquired_at_ = 0;
   std::deque<Thread*> queue_;
   std::map<Label, LockSiteStats> sites_, base_;
@@ -66,7 +67,7 @@ class SpinLock final : public Lock {
   explicit SpinLock(std::string name) : Lock(std::move(name), Kind::Spin) {}
 
  protected:
-  void fast_path_cost(Thread& self) override;
+  void fast_path_cost(Thread& self, bool migrated) override;
   void wait_for_handoff(Thread& self) override;
   void hand_over(Thread& next) override;
 };
@@ -78,7 +79,7 @@ class Mutex final : public Lock {
   explicit Mutex(std::string name) : Lock(std::move(name), Kind::Mutex) {}
 
  protected:
-  void fast_path_cost(Thread& self) override;
+  void fast_path_cost(Thread& self, bool migrated) override;
   void wait_for_handoff(Thread& self) override;
   void hand_over(Thread& next) override;
 };

@@ -12,6 +12,7 @@ using TimeNs = double;  // simulated time in nanoseconds
 struct PrimitiveCosts {
   Cycles spin_lock_fast_cycles = 0;
   Cycles spin_handoff_cycles = 0;
+  Cycles spin_lock_migrate_cycles = 0;
   Cycles mutex_fast_cycles = 0;
   Cycles wake_cycles = 0;
   TimeNs wakeup_latency_ns = 0;

@@ -17,7 +17,8 @@ struct Syms {
              site_new = sim::intern("create_io_worker"), site_worker = sim::intern("io_wqe_worker"),
              site_handle = sim::intern("io_worker_handle_work"),
              site_sleeping = sim::intern("io_wq_worker_sleeping"), site_cb = sim::intern("create_worker_cb"),
-             site_hash = sim::intern("io_wqe_hash_wake"), site_exit = sim::intern("io_worker_exit");
+             site_hash = sim::intern("io_wqe_hash_wake"), site_busy = sim::intern("__io_worker_busy"),
+             site_dec_running = sim::intern("io_wqe_dec_running");
 };
 const Syms& syms() {
   static const Syms s;
@@ -41,7 +42,12 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
       c_(costs),
       owner_(owner),
       placer_(placer),
-      wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")) {
+      wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")),
+      split_(k.iowq_split_lock) {
+  if (split_) {
+    acct_[0].lock = std::make_unique<sim::SpinLock>("acct->lock[bound]");
+    acct_[1].lock = std::make_unique<sim::SpinLock>("acct->lock[unbound]");
+  }
   acct_[0].index = 0;
   acct_[0].max_workers = k.max_bound;
   acct_[1].index = 1;
@@ -52,7 +58,7 @@ IoWq::~IoWq() = default;
 
 void IoWq::enqueue(Request& req) {
   IoWqAcct& acct = acct_[req.wq_unbound ? 1 : 0];
-  wqe_lock_->lock(syms().site_enqueue);
+  list_lock(acct).lock(syms().site_enqueue);
   sim::current().charge(c_.iowq_enqueue, syms().enqueue);
   // Hashed work goes right after the last item of its bucket, so each chain stays contiguous.
   auto pos = acct.list.end();
@@ -63,6 +69,10 @@ void IoWq::enqueue(Request& req) {
   acct.list.insert(pos, &req);
   acct.list_peak = std::max(acct.list_peak, acct.list.size());
   acct.stalled = false;
+  if (split_) {  // the free list stays under wqe->lock
+    acct.lock->unlock();
+    wqe_lock_->lock(syms().site_enqueue);
+  }
   const bool do_create = !activate_free_worker(acct);
   wqe_lock_->unlock();
   if (do_create && (req.wq_concurrent || acct.nr_running == 0)) create_worker(acct);
@@ -118,11 +128,15 @@ void IoWq::worker_main(IoWqWorker& w) {
   sim::Thread& self = *w.thread_;
   bool last_timeout = false;
   for (;;) {
-    wqe_lock_->lock(syms().site_worker);
+    list_lock(acct).lock(syms().site_worker);
     if (acct.run_queue()) {
       handle_work(w);
       last_timeout = false;
       continue;
+    }
+    if (split_) {  // idle bookkeeping (free list, counts) is under wqe->lock
+      acct.lock->unlock();
+      wqe_lock_->lock(syms().site_worker);
     }
     // Timed out idle: exit, unless this is the account's last worker.
     if (last_timeout && acct.nr_workers > 1) {
@@ -141,8 +155,17 @@ void IoWq::worker_main(IoWqWorker& w) {
       w.free_ = true;
       free_list_.push_front(&w);
     }
-    wqe_lock_->unlock();
+    // Idle from here (the kernel sets TASK_INTERRUPTIBLE before the queue check): an enqueue after
+    // the check must wake this worker, not count it as running and leave the work queued.
     w.asleep_ = true;
+    wqe_lock_->unlock();
+    if (!w.asleep_) {
+      // Woken before schedule(): the task is running again, so it neither sleeps nor runs the
+      // sleep hook; take the wake-up's permit and re-check the queue.
+      self.park();
+      last_timeout = false;
+      continue;
+    }
     worker_sleeping(w);  // schedule() of an io worker runs the sleep hook
     const bool woken = self.park_for_ns(k_.worker_idle_timeout_ns);
     w.asleep_ = false;
@@ -158,12 +181,16 @@ void IoWq::handle_work(IoWqWorker& w) {
   for (;;) {
     std::vector<Request*> chain;
     Request* req = get_next_work(acct, chain);
+    if (split_) {
+      acct.lock->unlock();
+      if (req) wqe_lock_->lock(syms().site_busy);
+    }
     if (req && w.free_) {  // __io_worker_busy
       self.charge(c_.iowq_worker_busy, syms().busy);
       w.free_ = false;
       free_list_.erase(std::find(free_list_.begin(), free_list_.end(), &w));
     }
-    wqe_lock_->unlock();
+    if (!split_ || req) wqe_lock_->unlock();
     if (!req) return;
     // The request may be completed, read and recycled by the application during the chain.
     const bool hashed = req->wq_hashed;
@@ -173,7 +200,7 @@ void IoWq::handle_work(IoWqWorker& w) {
       r->ctx->io_wq_submit_work(*r, w);
     }
     if (hashed) hash_done(acct, hash);
-    wqe_lock_->lock(syms().site_handle);
+    list_lock(acct).lock(syms().site_handle);
   }
 }
 
@@ -206,25 +233,30 @@ Request* IoWq::get_next_work(IoWqAcct& acct, std::vector<Request*>& chain) {
 
 void IoWq::hash_done(IoWqAcct& acct, std::uint32_t hash) {
   hash_map_ &= ~(std::uint64_t{1} << (hash % 64));
-  wqe_lock_->lock(syms().site_hash);
-  if (acct.stalled) {
-    acct.stalled = false;
+  list_lock(acct).lock(syms().site_hash);
+  const bool was_stalled = acct.stalled;
+  acct.stalled = false;
+  if (split_) acct.lock->unlock();
+  if (was_stalled) {
+    if (split_) wqe_lock_->lock(syms().site_hash);
     activate_free_worker(acct);
   }
-  wqe_lock_->unlock();
+  if (was_stalled || !split_) wqe_lock_->unlock();
 }
 
 void IoWq::worker_sleeping(IoWqWorker& w) {
   if (!w.running_) return;
   w.running_ = false;
   IoWqAcct& acct = w.acct_;
-  wqe_lock_->lock(syms().site_sleeping);  // 5.15: io_wqe_dec_running under wqe->lock
+  // io_wqe_dec_running: under wqe->lock in the global design, only a peek under acct->lock in
+  // the split one; the creation request is queued after the lock is dropped.
+  sim::SpinLock& l = split_ ? *acct.lock : *wqe_lock_;
+  l.lock(split_ ? syms().site_dec_running : syms().site_sleeping);
   --acct.nr_running;
-  if (acct.nr_running == 0 && acct.run_queue()) {
-    ++acct.nr_running;
-    queue_worker_create(w, acct);
-  }
-  wqe_lock_->unlock();
+  const bool create = acct.nr_running == 0 && acct.run_queue();
+  if (create) ++acct.nr_running;
+  l.unlock();
+  if (create) queue_worker_create(w, acct);
 }
 
 void IoWq::worker_running(IoWqWorker& w) {

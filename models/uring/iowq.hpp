@@ -1,6 +1,8 @@
 #pragma once
-// io-wq: the worker pool of one task (5.15 layout: one io_wqe with a bound and an unbound account,
-// a shared free list, and the big wqe->lock around every list and count).
+// io-wq: the worker pool of one task (one io_wqe with a bound and an unbound account and a shared
+// free list). Locking follows kernel.iowq.lock: `global` (<= 5.17) takes the big wqe->lock at every
+// site; `split` (seed 003, 5.18+) protects each account's work list with its own acct->lock and
+// keeps wqe->lock for the free list, counts and worker creation.
 //
 // Enqueue wakes a sleeping free worker of the account, or creates one in the caller's context when
 // the work is CONCURRENT (IOSQE_ASYNC) or no worker of the account is running — up to max_workers.
@@ -34,6 +36,7 @@ struct IoWqAcct {
   int nr_running = 0;
   bool stalled = false;  // IO_ACCT_STALLED_BIT: every queued item waits for a busy hash bucket
   std::deque<Request*> list;
+  std::unique_ptr<sim::SpinLock> lock;  // acct->lock: the work list, in the split design
   // statistics
   int workers_peak = 0;
   int blocked_in_work = 0;  // workers sleeping inside a work item (e.g. a blocking recv)
@@ -73,6 +76,7 @@ class IoWq {
   int workers_peak() const { return workers_peak_; }
   std::size_t free_workers() const { return free_list_.size(); }
   const sim::SpinLock& lock() const { return *wqe_lock_; }
+  bool split_lock() const { return split_; }
 
  private:
   friend class IoWqWorker;
@@ -86,6 +90,7 @@ class IoWq {
   void worker_running(IoWqWorker& w);
   void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
   void hash_done(IoWqAcct& acct, std::uint32_t hash);
+  sim::SpinLock& list_lock(IoWqAcct& a) { return split_ ? *a.lock : *wqe_lock_; }
 
   sim::Engine& engine_;
   KernelConfig k_;
@@ -93,6 +98,7 @@ class IoWq {
   Task& owner_;
   CpuPlacer& placer_;
   std::unique_ptr<sim::SpinLock> wqe_lock_;
+  bool split_;
   std::array<IoWqAcct, 2> acct_;
   std::deque<IoWqWorker*> free_list_;  // hlist: new free workers go to the head
   std::vector<std::unique_ptr<IoWqWorker>> workers_;

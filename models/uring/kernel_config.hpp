@@ -15,8 +15,9 @@ struct KernelConfig {
   std::string era;
   AsyncMode async_mode = AsyncMode::Hybrid;
   ApollReady apoll_ready = ApollReady::TaskWork;
-  int max_bound = 0;    // resolved: never 0
-  int max_unbound = 0;  // resolved: never 0
+  int max_bound = 0;            // resolved: never 0
+  int max_unbound = 0;          // resolved: never 0
+  bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone
   sim::TimeNs worker_idle_timeout_ns = 5e9;
   int sq_entries = 4096;
   int cq_entries = 8192;

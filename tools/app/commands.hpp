@@ -19,6 +19,8 @@ struct RunOptions {
   std::string variant;
   std::vector<std::string> sets;
   bool quiet = false;
+  bool profile = false;  // print the perf-style profile
+  bool locks = false;    // print lock statistics
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);

@@ -11,6 +11,47 @@
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
+namespace {
+
+std::string render_profile(const nlohmann::json& p) {
+  std::string out = fmt::format("# Samples: simulated cycles; total {:.0f} busy cycles in the window\n",
+                                p.at("total_cycles").get<double>());
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : p.at("entries")) {
+    if (rows.size() >= 30) break;
+    // perf marks kernel symbols [k] and user-space ones [.]; our user-space labels start with "[".
+    const auto sym = e.at("symbol").get<std::string>();
+    const bool user = !sym.empty() && sym[0] == '[';
+    rows.push_back({fmt::format("{:.2f}%", e.at("pct").get<double>()), e.at("comm").get<std::string>(),
+                    user ? "[.] " + sym.substr(sym.find(']') + 2) : "[k] " + sym});
+  }
+  out += analysis::render_table({"Overhead", "Command", "Symbol"}, rows);
+  out += fmt::format("spin slow path (native_queued_spin_lock_slowpath): {:.2f}% of busy cycles\n",
+                     p.at("spin_slowpath_pct").get<double>());
+  return out;
+}
+
+std::string render_locks(const nlohmann::json& locks) {
+  std::vector<std::vector<std::string>> rows;
+  auto row = [&](const std::string& name, const nlohmann::json& s) {
+    const double acq = s.at("acquisitions").get<double>(), con = s.at("contended").get<double>();
+    rows.push_back({name, fmt::format("{:.0f}", acq), fmt::format("{:.0f}", con),
+                    fmt::format("{:.0f}", s.at("wait_ns_total").get<double>()),
+                    con > 0 ? fmt::format("{:.1f}", s.at("wait_ns_total").get<double>() / con) : "0",
+                    fmt::format("{:.1f}", s.at("wait_ns_max").get<double>()),
+                    acq > 0 ? fmt::format("{:.1f}", s.at("hold_ns_total").get<double>() / acq) : "0",
+                    fmt::format("{:.1f}", s.at("hold_ns_max").get<double>())});
+  };
+  for (const auto& [name, l] : locks.items()) {
+    row(name, l);
+    for (const auto& [site, s] : l.at("sites").items()) row("  " + site, s);
+  }
+  return analysis::render_table({"lock / call site", "acquisitions", "contentions", "wait ns total",
+                                 "wait ns mean", "wait ns max", "hold ns mean", "hold ns max"},
+                                rows);
+}
+
+}  // namespace
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("scenario", o.scenario, "Scenario JSON file")->required();
@@ -19,6 +60,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--variant", o.variant, "Apply the named variant of the scenario");
   cmd.add_option("--set", o.sets, "Override a field: dotted.path=value (repeatable)")->take_all();
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
+  cmd.add_flag("--profile", o.profile,
+               "Print CPU cycles by command and symbol, laid out like `perf report --sort comm,sym`");
+  cmd.add_flag("--locks", o.locks, "Print lock statistics per lock and call site, like /proc/lock_stat");
 }
 
 int cmd_run(const RunOptions& o) {
@@ -70,6 +114,8 @@ int cmd_run(const RunOptions& o) {
     rows.push_back({"results", out + "/results.json"});
     std::cout << analysis::render_table({}, rows);
   }
+  if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
+  if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
   return result.results.value("deadlock", false) ? kExitFailed : kExitOk;
 }
 
