@@ -114,3 +114,23 @@ TEST_CASE("cli: validate --quick passes every check against queueing theory") {
   REQUIRE(j.size() >= 10);
   for (const auto& row : j) CHECK(row["pass"].get<bool>());
 }
+
+TEST_CASE("cli: compare replicates variants and marks a real difference significant") {
+  const auto dir = fresh_dir("compare");
+  const auto r = run_cli("compare " + kMm1 + " --variants rho08,rho09 --reps 3 --set duration_ms=100 --out " +
+                         dir.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(slurp(dir / "compare.json"));
+  CHECK(j["reps"] == 3);
+  CHECK(j["seeds"] == nlohmann::json::array({1, 2, 3}));
+  const auto& tp = j["metrics"]["/throughput/ops_per_s"]["by_variant"];
+  CHECK(tp["rho08"]["values"].size() == 3);
+  // Arrival rates 80 000/s and 90 000/s: the difference is real and must be found.
+  CHECK(tp["rho08"]["mean"].get<double>() == Approx(80000).epsilon(0.05));
+  CHECK(tp["rho09"]["diff_vs_baseline"]["significant"].get<bool>());
+  CHECK(tp["rho09"]["diff_vs_baseline"]["diff"].get<double>() == Approx(10000).epsilon(0.3));
+  const auto csv = slurp(dir / "compare.csv");
+  CHECK(csv.rfind("metric,variant,n,mean,ci95_half_width", 0) == 0);
+  CHECK(run_cli("compare " + kMm1 + " --variants nope --reps 2").exit_code == 2);
+}

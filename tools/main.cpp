@@ -15,6 +15,12 @@ int main(int argc, char** argv) {
       app.add_subcommand("run", "Simulate one scenario; print a summary and write DIR/results.json");
   add_run_options(*run_cmd, run);
 
+  CompareOptions cmp;
+  auto* cmp_cmd = app.add_subcommand(
+      "compare",
+      "Replicate every variant with independent seeds; means, 95% CIs and differences to the first");
+  add_compare_options(*cmp_cmd, cmp);
+
   ValidateOptions val;
   auto* val_cmd = app.add_subcommand("validate", "Run the validation suite against queueing theory");
   add_validate_options(*val_cmd, val);
@@ -28,5 +34,6 @@ int main(int argc, char** argv) {
   }
   if (*run_cmd) return cmd_run(run);
   if (*val_cmd) return cmd_validate(val);
+  if (*cmp_cmd) return cmd_compare(cmp);
   return 2;
 }

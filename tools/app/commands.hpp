@@ -25,6 +25,18 @@ struct RunOptions {
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);
 
+struct CompareOptions {
+  std::string scenario;
+  std::string variants;  // comma-separated; "" = all of the scenario's variants
+  int reps = 5;
+  int jobs = 0;  // 0 = number of cores
+  std::string out_dir;
+  std::vector<std::string> sets;
+  bool quiet = false;
+};
+void add_compare_options(CLI::App& cmd, CompareOptions& o);
+int cmd_compare(const CompareOptions& o);
+
 struct ValidateOptions {
   bool quick = false;
   bool json = false;

@@ -1,0 +1,189 @@
+// `uringsim compare`: every variant of a scenario, replicated with independent seeds, each run in
+// its own process; per metric the mean with a Student-t 95 % confidence interval, and each
+// variant's difference to the first with a Welch interval, marked significant or not.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "analysis/format.hpp"
+#include "analysis/io.hpp"
+#include "analysis/stats.hpp"
+#include "config/scenario.hpp"
+#include "tools/app/commands.hpp"
+#include "tools/app/subprocess.hpp"
+
+namespace uringsim::app {
+namespace {
+
+// Metrics compared: (JSON pointer in results.json, label). Absent ones are skipped.
+const std::vector<std::pair<std::string, std::string>>& metrics() {
+  static const std::vector<std::pair<std::string, std::string>> m = {
+      {"/throughput/ops_per_s", "throughput (ops/s)"},
+      {"/latency_us/mean", "latency mean (us)"},
+      {"/latency_us/p50", "latency p50 (us)"},
+      {"/latency_us/p99", "latency p99 (us)"},
+      {"/cpu/total_pct", "cpu (%)"},
+      {"/profile/spin_slowpath_pct", "spin slow path (% of busy)"},
+  };
+  return m;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const auto comma = s.find(',', pos);
+    const auto item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// Readable numbers for the table: integers for large values, a few decimals otherwise.
+std::string num(double x) {
+  const double a = std::abs(x);
+  if (a >= 1000) return fmt::format("{:.0f}", x);
+  if (a >= 10) return fmt::format("{:.2f}", x);
+  return fmt::format("{:.4g}", x);
+}
+
+}  // namespace
+
+void add_compare_options(CLI::App& cmd, CompareOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario JSON file")->required();
+  cmd.add_option("--variants", o.variants,
+                 "Comma-separated variants, the first is the baseline (default: all)");
+  cmd.add_option("--reps", o.reps, "Replications per variant, with seeds seed, seed+1, ...")
+      ->check(CLI::Range(2, 1000));
+  cmd.add_option("--jobs", o.jobs, "Simulations run at once (default: number of cores)");
+  cmd.add_option("--out", o.out_dir, "Output directory (default: out/<scenario-name>/compare)");
+  cmd.add_option("--set", o.sets, "Override a field in every run: dotted.path=value (repeatable)")
+      ->take_all();
+}
+
+int cmd_compare(const CompareOptions& o) {
+  namespace fs = std::filesystem;
+  config::Scenario base;
+  try {
+    config::LoadOptions lo;
+    lo.sets = o.sets;
+    base = config::load_scenario_file(o.scenario, lo);
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<std::string> variants = split_list(o.variants);
+  if (variants.empty())
+    for (const auto& [name, _] : base.doc.at("variants").items()) variants.push_back(name);
+  if (variants.empty()) variants.push_back("");  // no variants: replicate the scenario itself
+  for (const auto& v : variants) {
+    if (!v.empty() && !base.doc.at("variants").contains(v)) {
+      std::cerr << "error: " << o.scenario << ": unknown variant \"" << v << "\"\n";
+      return kExitBadInput;
+    }
+  }
+  const std::string out =
+      o.out_dir.empty() ? "out/" + base.doc.at("name").get<std::string>() + "/compare" : o.out_dir;
+  const auto base_seed = base.doc.at("seed").get<std::uint64_t>();
+
+  std::vector<std::vector<std::string>> cmds;
+  std::vector<std::pair<std::string, int>> which;
+  for (const auto& v : variants)
+    for (int i = 0; i < o.reps; ++i) {
+      const std::string dir = fmt::format("{}/runs/{}/rep{}", out, v.empty() ? "base" : v, i);
+      std::vector<std::string> c = {
+          self_exe(), "run", o.scenario, "--quiet",
+          "--out",    dir,   "--seed",   std::to_string(base_seed + static_cast<std::uint64_t>(i))};
+      if (!v.empty()) c.insert(c.end(), {"--variant", v});
+      for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
+      cmds.push_back(std::move(c));
+      which.emplace_back(v, i);
+    }
+  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!o.quiet)
+    std::cerr << fmt::format("compare: {} runs ({} variants x {} reps), {} at a time\n", cmds.size(),
+                             variants.size(), o.reps, jobs);
+  const auto children = run_parallel(cmds, jobs);
+
+  // values[metric][variant] = per-replication values
+  std::map<std::string, std::map<std::string, std::vector<double>>> values;
+  for (std::size_t k = 0; k < children.size(); ++k) {
+    if (children[k].exit_code != 0) {
+      std::cerr << "error: run " << which[k].first << " rep " << which[k].second << " failed ("
+                << children[k].exit_code << "): " << children[k].output << "\n";
+      return kExitFailed;
+    }
+    const auto& [v, i] = which[k];
+    std::ifstream f(fmt::format("{}/runs/{}/rep{}/results.json", out, v.empty() ? "base" : v, i));
+    const auto r = nlohmann::json::parse(f);
+    for (const auto& [ptr, label] : metrics()) {
+      const nlohmann::json::json_pointer p(ptr);
+      if (r.contains(p) && r.at(p).is_number()) values[ptr][v].push_back(r.at(p).get<double>());
+    }
+  }
+
+  nlohmann::json cj;
+  cj["scenario"] = o.scenario;
+  cj["variants"] = variants;
+  cj["reps"] = o.reps;
+  cj["seeds"] = nlohmann::json::array();
+  for (int i = 0; i < o.reps; ++i) cj["seeds"].push_back(base_seed + static_cast<std::uint64_t>(i));
+  cj["confidence"] = 0.95;
+  std::string csv =
+      "metric,variant,n,mean,ci95_half_width,diff_vs_baseline,diff_ci95_half_width,significant\n";
+  std::vector<std::vector<std::string>> table;
+  for (const auto& [ptr, label] : metrics()) {
+    if (!values.count(ptr)) continue;
+    auto& by_variant = values[ptr];
+    const auto& baseline = by_variant[variants.front()];
+    nlohmann::json mj;
+    mj["label"] = label;
+    for (const auto& v : variants) {
+      const auto& xs = by_variant[v];
+      if (xs.size() != static_cast<std::size_t>(o.reps)) continue;  // metric absent in some runs
+      const auto ci = analysis::student_t_ci(xs, 0.95);
+      nlohmann::json vj = {{"values", xs}, {"mean", ci.mean}, {"ci95_half_width", ci.half_width}};
+      std::string diff_txt = "-", sig_txt = "";
+      std::string csv_diff = ",,";
+      if (v != variants.front() && baseline.size() == xs.size()) {
+        const auto d = analysis::welch_diff_ci(baseline, xs, 0.95);
+        vj["diff_vs_baseline"] = {{"diff", d.diff},
+                                  {"ci95_half_width", d.half_width},
+                                  {"significant", d.significant},
+                                  {"relative_pct", 100.0 * d.diff / analysis::student_t_ci(baseline).mean}};
+        diff_txt = (d.diff >= 0 ? "+" : "") + num(d.diff) + " ± " + num(d.half_width);
+        sig_txt = d.significant ? "yes" : "no";
+        csv_diff = fmt::format("{},{},{}", d.diff, d.half_width, d.significant ? "true" : "false");
+      }
+      mj["by_variant"][v.empty() ? "base" : v] = vj;
+      csv += fmt::format("{},{},{},{},{},{}\n", ptr, v.empty() ? "base" : v, xs.size(), ci.mean,
+                         ci.half_width, csv_diff);
+      table.push_back(
+          {label, v.empty() ? "base" : v, num(ci.mean) + " ± " + num(ci.half_width), diff_txt, sig_txt});
+    }
+    cj["metrics"][ptr] = mj;
+  }
+  try {
+    analysis::write_file_atomic(out + "/compare.json", analysis::dump_json(cj));
+    analysis::write_file_atomic(out + "/compare.csv", csv);
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+  if (!o.quiet) {
+    std::cout << analysis::render_table({"metric", "variant", "mean ± 95% CI",
+                                         fmt::format("diff vs {} ± 95% CI", variants.front()), "significant"},
+                                        table);
+    std::cout << fmt::format("{} replications per variant (seeds {}..{}); results in {}\n", o.reps, base_seed,
+                             base_seed + o.reps - 1, out);
+  }
+  return kExitOk;
+}
+
+}  // namespace uringsim::app
