@@ -155,14 +155,15 @@ void IoWq::worker_main(IoWqWorker& w) {
       w.free_ = true;
       free_list_.push_front(&w);
     }
-    // Idle from here (the kernel sets TASK_INTERRUPTIBLE before the queue check): an enqueue after
-    // the check must wake this worker, not count it as running and leave the work queued.
+    // Idle from here: TASK_INTERRUPTIBLE, which the kernel sets before the queue check. Work
+    // queued after that check must not wait for a new worker: either the enqueue woke us (it saw
+    // us asleep), or it counted us as running and our schedule() would not sleep (a woken or
+    // still-running task does not block, and skips the sleep hook); then we look again.
     w.asleep_ = true;
     wqe_lock_->unlock();
-    if (!w.asleep_) {
-      // Woken before schedule(): the task is running again, so it neither sleeps nor runs the
-      // sleep hook; take the wake-up's permit and re-check the queue.
-      self.park();
+    if (!w.asleep_ || acct.run_queue()) {
+      if (!w.asleep_) self.park();  // take the wake-up's permit
+      w.asleep_ = false;
       last_timeout = false;
       continue;
     }

@@ -1,0 +1,323 @@
+// io_uring component tests, io-wq: punting a non-pollable request, worker creation when a worker
+// blocks, the max_workers cap, idle exit and hashed (per-inode) serialisation. The work is a disk
+// double whose blocking issue sleeps a known service time between the scheduler hooks. Every
+// io_uring path cost is zero, the machine runs at 1 GHz, and a wake-up (including a new worker's
+// first run) takes L = 1000 ns, so the times below follow from L and the service times alone.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "uring_fixture.hpp"
+
+using namespace uringsim;
+using namespace uringsim::models;
+using uringsim::test::DiskFile;
+using uringsim::test::SeenCqe;
+using uringsim::test::Span;
+using uringsim::test::UringWorld;
+
+namespace {
+constexpr sim::TimeNs kL = 1000;   // wake-up latency
+constexpr sim::TimeNs kS = 10000;  // disk service time
+constexpr std::uint32_t kBytes = 4096;
+
+sim::PrimitiveCosts latency_only() {
+  sim::PrimitiveCosts pc;
+  pc.wakeup_latency_ns = kL;
+  return pc;
+}
+
+const Span* span_of(const DiskFile& f, std::uint64_t user_data) {
+  for (const Span& s : f.spans())
+    if (s.user_data == user_data) return &s;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("uring: a non-pollable request that gets EAGAIN inline is punted to the bound io-wq account") {
+  UringWorld w(3, latency_only(), test::test_kernel(), test::zero_uring_costs());
+  DiskFile disk(11, kS);
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    std::vector<Request*> sqes{&w.request(Op::Read, disk, 1, kBytes, false)};
+    w.ctx.enter(sqes, 1);
+    w.reap(seen);
+  });
+  w.engine.run_until_ns(1e6);
+
+  const auto& s = w.ctx.stats();
+  CHECK(disk.nonblock_attempts() == 1);  // the inline attempt; the worker issues it blocking
+  CHECK(s.punt_non_pollable == 1);
+  CHECK(s.punted == 1);
+  CHECK(s.poll_armed == 0);
+  CHECK(s.inline_completed == 0);
+  CHECK(s.iowq_completed == 1);
+  CHECK(s.worker_blocked == 1);
+  const IoWqAcct& bound = w.wq.acct(0);
+  CHECK(bound.created == 1);  // created by the enqueue: nobody was running
+  CHECK(bound.nr_workers == 1);
+  CHECK(bound.create_requests == 0);
+  CHECK(w.wq.acct(1).created == 0);
+
+  REQUIRE(disk.spans().size() == 1);
+  const Span& sp = disk.spans()[0];
+  CHECK(sp.thread == "iou-wrk-0");
+  CHECK(sp.start == Approx(kL));  // the new worker's first run
+  CHECK(sp.end == Approx(kL + kS));
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].user_data == 1);
+  CHECK(seen[0].result == static_cast<int>(kBytes));
+  CHECK(seen[0].t == Approx(kL + kS + kL));  // the CQE post wakes the waiting application
+}
+
+TEST_CASE("uring: a worker blocking with work queued asks the owner for a new worker through task_work") {
+  KernelConfig k = test::test_kernel();
+  k.max_bound = 4;
+  UringWorld w(4, latency_only(), k, test::zero_uring_costs());
+  DiskFile disk(11, kS);
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    // Not IOSQE_ASYNC: the second enqueue finds the first worker counted as running and does not
+    // create another one itself.
+    std::vector<Request*> sqes{&w.request(Op::Read, disk, 1, kBytes, false),
+                               &w.request(Op::Read, disk, 2, kBytes, false)};
+    w.ctx.enter(sqes, 2);
+    w.reap(seen);
+  });
+  struct Probe {
+    int workers;
+    std::uint64_t created, create_requests, tw_run;
+    bool tw_pending;
+  };
+  Probe after_submit{}, after_block{}, after_tw{};
+  auto probe = [&](Probe& p) {
+    const IoWqAcct& a = w.wq.acct(0);
+    p = {a.nr_workers, a.created, a.create_requests, w.task.items_run(), w.task.pending()};
+  };
+  // Worker 0 starts at L = 1000 and blocks at once; the owner wakes for the task_work at 2L.
+  w.engine.at_ns(500, [&] { probe(after_submit); });
+  w.engine.at_ns(1500, [&] { probe(after_block); });
+  w.engine.at_ns(2500, [&] { probe(after_tw); });
+  w.engine.run_until_ns(1e6);
+
+  CHECK(after_submit.workers == 1);
+  CHECK(after_submit.create_requests == 0);
+  // Worker 0 blocked with request 2 queued: a creation request waits in the owner's task_work.
+  CHECK(after_block.workers == 1);
+  CHECK(after_block.created == 1);
+  CHECK(after_block.create_requests == 1);
+  CHECK(after_block.tw_pending);
+  // The owner ran it (create_worker_cb) and created worker 1.
+  CHECK(after_tw.workers == 2);
+  CHECK(after_tw.created == 2);
+  CHECK(after_tw.tw_run == 1);
+  CHECK_FALSE(after_tw.tw_pending);
+
+  const Span* a = span_of(disk, 1);
+  const Span* b = span_of(disk, 2);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->thread == "iou-wrk-0");
+  CHECK(b->thread == "iou-wrk-1");
+  CHECK(a->start == Approx(kL));
+  // Block at L, owner woken at 2L, the new worker's first run at 3L.
+  CHECK(b->start == Approx(3 * kL));
+  CHECK(b->start < a->end);  // the second runs while the first is still blocked
+  CHECK(a->end == Approx(kL + kS));
+  CHECK(b->end == Approx(3 * kL + kS));
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].user_data == 1);
+  CHECK(seen[1].user_data == 2);
+  CHECK(seen[1].t == Approx(4 * kL + kS));  // woken by the second CQE
+  CHECK(w.wq.acct(0).create_requests == 1);
+  CHECK(w.wq.workers_peak() == 2);
+}
+
+TEST_CASE("uring: max_bound caps the workers and the rest of the forced-async work waits and runs in waves") {
+  KernelConfig k = test::test_kernel();
+  k.max_bound = 2;
+  UringWorld w(4, latency_only(), k, test::zero_uring_costs());
+  DiskFile disk(11, kS);
+  constexpr int kN = 6;
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    std::vector<Request*> sqes;
+    for (int i = 0; i < kN; ++i) sqes.push_back(&w.request(Op::Read, disk, i, kBytes, true));
+    w.ctx.enter(sqes, kN);
+    w.reap(seen);
+  });
+  struct Mid {
+    std::size_t queued;
+    int workers, running;
+  } mid{};
+  w.engine.at_ns(5000, [&] {
+    const IoWqAcct& a = w.wq.acct(0);
+    mid = {a.list.size(), a.nr_workers, a.nr_running};
+  });
+  w.engine.run_until_ns(1e6);
+
+  const IoWqAcct& a = w.wq.acct(0);
+  CHECK(a.created == 2);
+  CHECK(a.workers_peak == 2);
+  CHECK(w.wq.workers_peak() == 2);
+  CHECK(disk.max_concurrent() == 2);
+  // All six were queued before either new worker first ran (at L).
+  CHECK(a.list_peak == 6);
+  // In the first wave: two in service, four waiting, both workers blocked in the disk.
+  CHECK(mid.queued == 4);
+  CHECK(mid.workers == 2);
+  CHECK(mid.running == 0);
+  CHECK(a.create_requests >= 1);  // asked for, refused by the cap
+
+  // Three waves of two, in submission order: request i runs in wave i / 2.
+  REQUIRE(disk.spans().size() == kN);
+  for (int i = 0; i < kN; ++i) {
+    const Span* s = span_of(disk, i);
+    REQUIRE(s);
+    INFO("request " << i);
+    CHECK(s->start == Approx(kL + (i / 2) * kS));
+    CHECK(s->end == Approx(kL + (i / 2 + 1) * kS));
+  }
+  REQUIRE(seen.size() == kN);
+  CHECK(seen.back().t == Approx(kL + 3 * kS + kL));
+  CHECK(a.nr_running == 0);
+  CHECK(w.wq.free_workers() == 2);
+}
+
+TEST_CASE("uring: idle workers exit after the idle timeout but the last of the account stays") {
+  KernelConfig k = test::test_kernel();
+  k.max_bound = 3;
+  k.worker_idle_timeout_ns = 1e6;
+  UringWorld w(5, latency_only(), k, test::zero_uring_costs());
+  DiskFile disk(11, kS);
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    std::vector<Request*> sqes;
+    for (int i = 0; i < 3; ++i) sqes.push_back(&w.request(Op::Read, disk, i, kBytes, true));
+    w.ctx.enter(sqes, 3);
+    w.reap(seen);
+  });
+  struct Probe {
+    int workers, running;
+    std::uint64_t exited;
+    std::size_t free;
+  };
+  Probe before{}, after{};
+  auto probe = [&](Probe& p) {
+    const IoWqAcct& a = w.wq.acct(0);
+    p = {a.nr_workers, a.nr_running, a.exited, w.wq.free_workers()};
+  };
+  // The work ends at L + S = 11000 and the workers go idle; their timeout ends at 1,011,000 and
+  // they run again at 1,012,000. The survivor then sleeps until 2,012,000.
+  w.engine.at_ns(1.005e6, [&] { probe(before); });
+  w.engine.at_ns(1.5e6, [&] { probe(after); });
+  w.engine.run_until_ns(9.5e6);  // several more timeouts of the last worker
+
+  REQUIRE(seen.size() == 3);
+  CHECK(w.wq.acct(0).created == 3);
+  CHECK(before.workers == 3);
+  CHECK(before.exited == 0);
+  CHECK(before.free == 3);
+  CHECK(after.workers == 1);
+  CHECK(after.exited == 2);
+  CHECK(after.free == 1);
+  CHECK(after.running == 0);
+  CHECK(w.wq.acct(0).nr_workers == 1);
+  CHECK(w.wq.acct(0).exited == 2);
+  CHECK(w.wq.workers_alive() == 1);
+}
+
+TEST_CASE("uring: hashed writes to one inode run serially while writes to another inode run alongside") {
+  KernelConfig k = test::test_kernel();
+  k.max_bound = 4;
+  UringWorld w(6, latency_only(), k, test::zero_uring_costs());
+  DiskFile fa(7, kS), fb(9, kS);
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    // Interleaved: the enqueue keeps each inode's chain contiguous (A1 A2 A3 B1 B2).
+    std::vector<Request*> sqes{
+        &w.request(Op::Write, fa, 1, kBytes, true), &w.request(Op::Write, fb, 11, kBytes, true),
+        &w.request(Op::Write, fa, 2, kBytes, true), &w.request(Op::Write, fb, 12, kBytes, true),
+        &w.request(Op::Write, fa, 3, kBytes, true)};
+    w.ctx.enter(sqes, 0);
+    // A4 arrives while A's chain runs: a free worker finds the bucket busy (the account
+    // stalls) and A4 runs only once the chain is done.
+    sim::current().sleep_ns(6000);
+    std::vector<Request*> more{&w.request(Op::Write, fa, 4, kBytes, true)};
+    w.ctx.enter(more, 6);
+    w.reap(seen);
+  });
+  w.engine.run_until_ns(1e6);
+
+  CHECK(w.wq.acct(0).created == 4);  // IOSQE_ASYNC creates up to the cap...
+  CHECK(fa.max_concurrent() == 1);   // ...but one inode's writes never overlap
+  CHECK(fb.max_concurrent() == 1);
+  REQUIRE(fa.spans().size() == 4);
+  REQUIRE(fb.spans().size() == 2);
+  // A1..A3 are one chain on one worker, back to back from L; A4 follows when the bucket frees.
+  for (int i = 0; i < 4; ++i) {
+    const Span& s = fa.spans()[static_cast<std::size_t>(i)];
+    INFO("A" << i + 1);
+    CHECK(s.user_data == static_cast<std::uint64_t>(i + 1));
+    CHECK(s.start == Approx(kL + i * kS));
+    CHECK(s.end == Approx(kL + (i + 1) * kS));
+  }
+  for (int i = 0; i < 3; ++i) CHECK(fa.spans()[static_cast<std::size_t>(i)].thread == fa.spans()[0].thread);
+  for (std::size_t i = 0; i < fa.spans().size(); ++i)
+    for (std::size_t j = i + 1; j < fa.spans().size(); ++j)
+      CHECK_FALSE(test::overlap(fa.spans()[i], fa.spans()[j]));
+  CHECK_FALSE(test::overlap(fb.spans()[0], fb.spans()[1]));
+  // The other inode's chain runs at the same time, on another worker.
+  CHECK(fb.spans()[0].start == Approx(kL));
+  CHECK(fb.spans()[1].end == Approx(kL + 2 * kS));
+  CHECK(test::overlap(fa.spans()[0], fb.spans()[0]));
+  CHECK(fb.spans()[0].thread != fa.spans()[0].thread);
+  REQUIRE(seen.size() == 6);
+  CHECK(seen.back().t == Approx(kL + 4 * kS + kL));
+}
+
+TEST_CASE(
+    "uring: work queued while a worker is going idle is taken by that worker without a creation request") {
+  // Split locks (5.18+): the worker checks its queue under acct->lock, then files itself as free
+  // under wqe->lock. Each spinlock section takes 1000 ns (the uncontended cost is paid inside
+  // it), so an enqueue can land between the two.
+  sim::PrimitiveCosts pc = latency_only();
+  pc.spin_lock_fast_cycles = 1000;
+  KernelConfig k = test::test_kernel();
+  k.era = "5.18";
+  k.iowq_split_lock = true;
+  UringWorld w(4, pc, k, test::zero_uring_costs());
+  DiskFile disk(11, kS);
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    std::vector<Request*> sqes{&w.request(Op::Read, disk, 1, kBytes, false)};
+    w.ctx.enter(sqes, 0);
+    // The enqueue's sections (acct, wqe), create_worker's and create_io_worker's (wqe): worker 0
+    // is spawned at 4000 and first runs at 5000. It takes request 1 (acct 5000-6000, busy under
+    // wqe 6000-7000), blocks (hook 7000-8000) until 18000, posts (completion_lock 18000-19000),
+    // re-checks in handle_work (19000-20000) and worker_main (20000-21000), and files itself
+    // free (wqe 21000-22000). Request 2 is queued at 21500, after its last check.
+    sim::current().sleep_ns(21500 - sim::now_ns());
+    std::vector<Request*> more{&w.request(Op::Read, disk, 2, kBytes, false)};
+    w.ctx.enter(more, 2);
+    w.reap(seen);
+  });
+  w.engine.run_until_ns(1e6);
+
+  const Span* a = span_of(disk, 1);
+  const Span* b = span_of(disk, 2);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->start == Approx(7000));
+  CHECK(a->end == Approx(18000));
+  // The kernel's worker would not sleep on work queued after its check (the enqueue's wake-up, or
+  // a task still running, makes schedule() return without the sleep hook): it looks again and
+  // takes request 2 itself, with no creation request and no second worker. It waits for the
+  // enqueue's acct->lock section (until 22500), then its own busy section under wqe->lock: 23500.
+  CHECK(b->thread == "iou-wrk-0");
+  CHECK(b->start == Approx(23500));
+  CHECK(w.wq.acct(0).create_requests == 0);
+  CHECK(w.wq.acct(0).created == 1);
+  CHECK(seen.size() == 2);
+}
