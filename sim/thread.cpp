@@ -79,8 +79,14 @@ void Thread::park() {
   state_ = State::Parked;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
-  impl_->forever = true;
-  engine_.thread_became_blocked(true);
+  wait_released(true);
+}
+
+void Thread::wait_released(bool forever) {
+  if (forever) {  // no timeout and no spin: only another thread can end this wait
+    impl_->forever = true;
+    engine_.thread_became_blocked(true);
+  }
   impl_->sem->acquire();
   impl_->forever = false;
   impl_->waiting = Impl::Wait::None;
@@ -125,14 +131,8 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
     exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
     if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
     exec->start();
-  } else if (!spin) {
-    impl_->forever = true;
-    engine_.thread_became_blocked(true);
   }
-  impl_->sem->acquire();
-  impl_->forever = false;
-  impl_->waiting = Impl::Wait::None;
-  state_ = State::Running;
+  wait_released(!spin);
   if (!spin) return 0;
   Cycles spun;
   if (spin_exec) {

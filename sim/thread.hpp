@@ -76,6 +76,7 @@ class Thread {
   Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
   void account(Cycles c, Label symbol);
   void release_park();
+  void wait_released(bool forever);
 
   struct Impl;
   Engine& engine_;
