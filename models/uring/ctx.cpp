@@ -251,6 +251,9 @@ void IoRingCtx::cqring_wait(int min_complete) {
     owner_.run();
     flush_overflow();
     if (static_cast<int>(cq_.size()) >= min_complete) break;
+    // Completions are stuck in the overflow list behind a full CQ: the kernel returns -EBUSY
+    // instead of waiting for events that cannot be posted until the application reaps.
+    if (!overflow_.empty()) break;
     cq_wait_nr_ = min_complete;
     owner_.sleeping_on(&cq_wait_);
     cq_wait_.wait();
