@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 
+#include "analysis/chrome_trace.hpp"
 #include "analysis/io.hpp"
 #include "analysis/metrics.hpp"
 #include "models/model.hpp"
@@ -99,7 +100,8 @@ nlohmann::json locks_section(const sim::Engine& e) {
 
 }  // namespace
 
-RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version) {
+RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version,
+                   const TraceRequest* trace) {
   const auto& doc = scenario.doc;
   const double warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
   const double end_ns = warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
@@ -108,6 +110,11 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
                            scenario.at("/machine/ghz").get<double>(), model->external_cpus()};
   sim::Engine engine(machine, primitive_costs(scenario.costs));
+  std::unique_ptr<analysis::ChromeTrace> timeline;
+  if (trace) {
+    timeline = std::make_unique<analysis::ChromeTrace>(trace->start_ms * 1e6, trace->end_ms * 1e6);
+    engine.set_trace(timeline.get());
+  }
 
   analysis::MetricsConfig mc;
   mc.warmup_ns = warmup_ns;
@@ -122,6 +129,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   const auto wall0 = std::chrono::steady_clock::now();
   engine.run_until_ns(end_ns);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (timeline) analysis::write_file_atomic(trace->path, timeline->to_json());
 
   if (std::getenv("URINGSIM_DEBUG_THREADS"))  // developer aid: where every thread ended
     for (const auto& t : engine.threads())

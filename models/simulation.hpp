@@ -17,6 +17,13 @@ struct RunOutput {
   std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
 };
 
-RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version);
+// A timeline to record: Chrome/Perfetto trace-event JSON written to `path` for [start_ms, end_ms].
+struct TraceRequest {
+  std::string path;
+  double start_ms = 0, end_ms = 0;
+};
+
+RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version,
+                   const TraceRequest* trace = nullptr);
 
 }  // namespace uringsim::models

@@ -73,6 +73,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
+  if (trace_) trace_->thread(id, name, comm);
   thread_became_active();
   if (opts.accounted) ++computing_on_cpu_[static_cast<std::size_t>(cpu)];
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();

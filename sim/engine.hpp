@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/thread.hpp"
+#include "sim/trace_sink.hpp"
 #include "sim/types.hpp"
 
 namespace uringsim::sim {
@@ -34,6 +35,10 @@ class Engine {
                 ThreadOptions opts = {});
   // Run `fn` at date `t_ns` in a helper daemon thread (not accounted).
   void at_ns(TimeNs t_ns, std::function<void()> fn);
+
+  // Optional timeline: set before threads are spawned so every track is named.
+  void set_trace(TraceSink* t) { trace_ = t; }
+  TraceSink* trace() const { return trace_; }
 
   // Measurement window: counters (CPU, locks) are snapshot at `start_ns`.
   void set_window(TimeNs start_ns, TimeNs end_ns);
@@ -89,6 +94,7 @@ class Engine {
   std::uint64_t events_by_kind_[static_cast<int>(EventKind::Count)] = {};
   std::int64_t active_threads_ = 0, parked_threads_ = 0;
   std::vector<int> computing_on_cpu_;
+  TraceSink* trace_ = nullptr;
   bool deadlocked_ = false;
   TimeNs deadlock_ns_ = 0;
 };

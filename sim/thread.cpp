@@ -36,12 +36,43 @@ void Thread::charge(Cycles c, Label symbol) {
   if (!opts_.accounted) return;
   pending_ += c;
   account(c, symbol);
+  if (engine_.trace()) {
+    if (!pending_parts_.empty() && pending_parts_.back().first == symbol)
+      pending_parts_.back().second += c;
+    else
+      pending_parts_.emplace_back(symbol, c);
+  }
+}
+
+// The pending work just simulated over [t0, t1], as one slice per code path in proportion to
+// its cycles (exact on a CPU of its own; a fair share of the interval when the CPU was shared).
+void Thread::trace_compute(TimeNs t0, TimeNs t1) {
+  TraceSink* tr = engine_.trace();
+  if (!tr || pending_parts_.empty()) return;
+  if (tr->in_window(t0, t1)) {
+    double total = 0;
+    for (const auto& [sym, c] : pending_parts_) total += c;
+    TimeNs t = t0;
+    for (const auto& [sym, c] : pending_parts_) {
+      const TimeNs d = total > 0 ? (t1 - t0) * c / total : 0;
+      tr->slice(id_, label_name(sym), "cpu", t, t + d);
+      t += d;
+    }
+  }
+  pending_parts_.clear();
+}
+
+void Thread::trace_wait(const char* what, TimeNs t0) {
+  TraceSink* tr = engine_.trace();
+  const TimeNs t1 = engine_.clock_ns();
+  if (tr && t1 > t0 && tr->in_window(t0, t1)) tr->slice(id_, what, "sched", t0, t1);
 }
 
 void Thread::flush() {
   if (pending_ <= 0) return;
   const double amount = pending_;
   pending_ = 0;
+  const TimeNs t0 = engine_.clock_ns();
   engine_.count_event(Engine::EventKind::Compute);
   if (engine_.cpu_exclusive(cpu_))
     simgrid::s4u::this_actor::sleep_for(engine_.cycles_to_ns(amount) * 1e-9);  // alone on its CPU
@@ -49,6 +80,7 @@ void Thread::flush() {
     simgrid::s4u::this_actor::execute(amount);
   else
     simgrid::s4u::this_actor::execute(amount, opts_.weight);
+  trace_compute(t0, engine_.clock_ns());
 }
 
 TimeNs Thread::local_now_ns() const {
@@ -56,17 +88,23 @@ TimeNs Thread::local_now_ns() const {
 }
 
 void Thread::sleep_ns(TimeNs ns) {
+  TimeNs work_ns = 0;
   if (pending_ > 0 && engine_.cpu_exclusive(cpu_)) {
     // Alone on its CPU the work is a delay too: one SimGrid sleep covers both.
-    ns += engine_.cycles_to_ns(pending_);
+    work_ns = engine_.cycles_to_ns(pending_);
     pending_ = 0;
   }
   flush();
-  if (ns <= 0) return;
+  if (ns + work_ns <= 0) return;
   engine_.count_event(Engine::EventKind::Sleep);
   state_ = State::Sleeping;
-  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
+  const TimeNs t0 = engine_.clock_ns();
+  simgrid::s4u::this_actor::sleep_for((ns + work_ns) * 1e-9);
   state_ = State::Running;
+  if (engine_.trace()) {
+    trace_compute(t0, t0 + work_ns);
+    trace_wait("sleep", t0 + work_ns);
+  }
 }
 
 void Thread::park() {
@@ -79,7 +117,9 @@ void Thread::park() {
   state_ = State::Parked;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
+  const TimeNs t0 = engine_.clock_ns();
   wait_released(true);
+  trace_wait("sleeping", t0);
 }
 
 void Thread::wait_released(bool forever) {
@@ -103,7 +143,9 @@ bool Thread::park_for_ns(TimeNs ns) {
   state_ = State::Parked;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
+  const TimeNs t0 = engine_.clock_ns();
   const bool timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
+  trace_wait("sleeping", t0);
   // A release at the very date of the timeout counts as a wake; consume its token.
   if (timed_out && impl_->released) impl_->sem->acquire();
   impl_->waiting = Impl::Wait::None;
@@ -133,6 +175,7 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
     exec->start();
   }
   wait_released(!spin);
+  trace_wait(spin ? "native_queued_spin_lock_slowpath" : "mutex wait (sleeping)", t0);
   if (!spin) return 0;
   Cycles spun;
   if (spin_exec) {

@@ -89,6 +89,9 @@ class Thread {
   bool permit_ = false;
   bool granted_ = false;  // a grant() arrived before await_grant() started
   TimeNs wake_not_before_ns_ = 0;
+  std::vector<std::pair<Label, Cycles>> pending_parts_;  // only while a trace is recorded
+  void trace_compute(TimeNs t0, TimeNs t1);
+  void trace_wait(const char* what, TimeNs t0);
   std::vector<Cycles> cycles_, base_;
   std::unique_ptr<Impl> impl_;
 };

@@ -64,7 +64,9 @@ void Socket::issue_blocking(Request& req, BlockHooks* hooks) {
   while (rx_bytes_ == 0) {
     sim::current().charge(costs_.tcp_recv_eagain, sym_recv());
     if (hooks) hooks->before_block();
-    sleepers_.wait();
+    // The kernel queues the task on the socket before the sleep hook runs, so data that arrives
+    // during the hook makes it runnable again and schedule() does not sleep: check again.
+    if (rx_bytes_ == 0) sleepers_.wait();
     if (hooks) hooks->after_block();
   }
   do_recv(req);

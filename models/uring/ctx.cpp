@@ -59,7 +59,7 @@ void IoRingCtx::release(Request& req) {
 int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
   auto& self = sim::current();
   self.charge(c_.syscall, syms().enter);
-  if (k_.era == "5.15") owner_.run();  // 5.15 runs pending task_work on entry
+  if (k_.era != "6.x") owner_.run();  // pending task_work runs on entry until 6.1
   flush_overflow();
   const std::size_t n = std::min<std::size_t>(sqes.size(), static_cast<std::size_t>(k_.sq_entries));
   if (n > 0) {
@@ -70,6 +70,7 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
       req.t_submit_ns = self.local_now_ns();
       ++stats_.sqes_submitted;
+      trace_step(req, 's', op_name(req.op));
       queue_sqe(req);
     }
     flush_completions();
@@ -130,6 +131,7 @@ void IoRingCtx::queue_async_work(Request& req) {
   req.wq_hashed = h != 0;
   req.wq_hash = h;
   ++stats_.punted;
+  trace_step(req, 't', "punt to io-wq");
   wq_.enqueue(req);
 }
 
@@ -143,6 +145,7 @@ IoRingCtx::Apoll IoRingCtx::arm_poll(Request& req) {
     return Apoll::Ready;
   }
   ++stats_.poll_armed;
+  trace_step(req, 't', "poll armed");
   req.file->add_poll(req);
   return Apoll::Ok;
 }
@@ -155,6 +158,7 @@ void IoRingCtx::poll_wake(Request& req) {
 
 void IoRingCtx::poll_task_func(Request& req) {
   // Runs in the owner's task_work with uring_lock held: a fresh non-blocking issue.
+  trace_step(req, 't', "task_work re-issue");
   issue_inline(req);
 }
 
@@ -220,6 +224,7 @@ void IoRingCtx::complete_post(Request& req) {
 void IoRingCtx::post_cqe(Request& req) {
   sim::current().charge(c_.cqe_post, syms().post);
   ++stats_.cqes_posted;
+  trace_step(req, 'f', "CQE");
   const Cqe cqe{req.user_data, req.result, &req};
   // A full CQ never loses a completion: it waits on the overflow list, in order.
   if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {

@@ -198,6 +198,7 @@ void IoWq::handle_work(IoWqWorker& w) {
     const std::uint32_t hash = req->wq_hash;
     for (Request* r : chain) {
       self.charge(c_.iowq_work_overhead, syms().handle);
+      trace_step(*r, 't', "io-wq worker");
       r->ctx->io_wq_submit_work(*r, w);
     }
     if (hashed) hash_done(acct, hash);

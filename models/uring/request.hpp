@@ -12,6 +12,10 @@ class IoRingCtx;
 enum class Op { Recv, Send, Read, Write, Nop };
 const char* op_name(Op op);
 
+// Marks a step of the request's path on the timeline, if one is recorded ('s' start, 't' step,
+// 'f' finish), at the current thread's local time.
+void trace_step(const struct Request& req, char phase, const char* what);
+
 struct Request {
   std::uint64_t id = 0;
   std::uint64_t user_data = 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "sim/engine.hpp"
@@ -178,7 +179,9 @@ void EchoModel::driver_main(Driver& d) {
 
 void EchoModel::sampler_main() {
   auto& self = sim::current();
-  const double step = metrics_->config().interval_ns / 10;
+  // Gauges every tenth of the time-series interval; finer (10 us) when a timeline is recorded.
+  const double step = engine_->trace() ? std::min(10e3, metrics_->config().interval_ns / 10)
+                                       : metrics_->config().interval_ns / 10;
   for (;;) {
     self.sleep_ns(step);
     const double t = engine_->clock_ns();
@@ -190,6 +193,12 @@ void EchoModel::sampler_main() {
     metrics_->sample("iowq.bound.workers", t, wq_->acct(0).nr_workers);
     metrics_->sample("iowq.free_workers", t, static_cast<double>(wq_->free_workers()));
     metrics_->sample("uring.cq_ready", t, static_cast<double>(ctx_->cq_ready()));
+    if (auto* tr = engine_->trace()) {  // the same gauges as counter tracks of the timeline
+      tr->counter("iowq.unbound.running", t, u.nr_running);
+      tr->counter("iowq.unbound.queued", t, static_cast<double>(u.list.size()));
+      tr->counter("iowq.unbound.workers", t, u.nr_workers);
+      tr->counter("uring.cq_ready", t, static_cast<double>(ctx_->cq_ready()));
+    }
   }
 }
 

@@ -62,6 +62,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
   cmd.add_flag("--profile", o.profile,
                "Print CPU cycles by command and symbol, laid out like `perf report --sort comm,sym`");
+  cmd.add_option("--trace", o.trace_file, "Write a Chrome/Perfetto trace-event JSON timeline to FILE");
+  cmd.add_option(
+      "--trace-window-ms", o.trace_window,
+      "Simulated time span of the timeline, a:b in ms (default: the first 5 ms after the warm-up)");
   cmd.add_flag("--locks", o.locks, "Print lock statistics per lock and call site, like /proc/lock_stat");
 }
 
@@ -84,9 +88,35 @@ int cmd_run(const RunOptions& o) {
     if (!scenario.variant.empty()) out += "/" + scenario.variant;
   }
 
+  models::TraceRequest trace;
+  if (!o.trace_file.empty()) {
+    trace.path = o.trace_file;
+    trace.start_ms = scenario.doc.at("warmup_ms").get<double>();
+    trace.end_ms = trace.start_ms + 5;
+    if (!o.trace_window.empty()) {
+      const auto colon = o.trace_window.find(':');
+      try {
+        if (colon == std::string::npos) throw std::invalid_argument("no colon");
+        std::size_t n1 = 0, n2 = 0;
+        const std::string a = o.trace_window.substr(0, colon), b = o.trace_window.substr(colon + 1);
+        trace.start_ms = std::stod(a, &n1);
+        trace.end_ms = std::stod(b, &n2);
+        if (n1 != a.size() || n2 != b.size() || trace.start_ms < 0 || trace.end_ms <= trace.start_ms)
+          throw std::invalid_argument("range");
+      } catch (const std::exception&) {
+        std::cerr << "error: --trace-window-ms: expected a:b in ms with 0 <= a < b, got \"" << o.trace_window
+                  << "\"\n";
+        return kExitBadInput;
+      }
+    }
+  } else if (!o.trace_window.empty()) {
+    std::cerr << "error: --trace-window-ms needs --trace FILE\n";
+    return kExitBadInput;
+  }
+
   models::RunOutput result;
   try {
-    result = models::simulate(scenario, URINGSIM_VERSION);
+    result = models::simulate(scenario, URINGSIM_VERSION, trace.path.empty() ? nullptr : &trace);
   } catch (const config::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
