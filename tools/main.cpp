@@ -25,6 +25,15 @@ int main(int argc, char** argv) {
   auto* val_cmd = app.add_subcommand("validate", "Run the validation suite against queueing theory");
   add_validate_options(*val_cmd, val);
 
+  SweepOptions swp;
+  auto* swp_cmd = app.add_subcommand(
+      "sweep", "Run a scenario over a grid of parameters x variants x reps; resumable, shardable");
+  add_sweep_options(*swp_cmd, swp);
+
+  MergeOptions mrg;
+  auto* mrg_cmd = app.add_subcommand("merge", "Join the output directories of sweep shards");
+  add_merge_options(*mrg_cmd, mrg);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -35,5 +44,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return cmd_run(run);
   if (*val_cmd) return cmd_validate(val);
   if (*cmp_cmd) return cmd_compare(cmp);
+  if (*swp_cmd) return cmd_sweep(swp);
+  if (*mrg_cmd) return cmd_merge(mrg);
   return 2;
 }

@@ -45,4 +45,26 @@ struct ValidateOptions {
 void add_validate_options(CLI::App& cmd, ValidateOptions& o);
 int cmd_validate(const ValidateOptions& o);
 
+struct SweepOptions {
+  std::string scenario;
+  std::vector<std::string> grids;  // "dotted.path=v1,v2,..." or ranges start:stop:step
+  std::string variants;            // comma-separated; "" = all of the scenario's variants
+  int reps = 1;
+  int jobs = 0;  // 0 = number of cores
+  std::vector<std::string> sets;
+  std::string shard;  // "i/N", 1-based; "" = all points
+  std::string out_dir;
+  bool quiet = false;
+};
+void add_sweep_options(CLI::App& cmd, SweepOptions& o);
+int cmd_sweep(const SweepOptions& o);
+
+struct MergeOptions {
+  std::vector<std::string> dirs;  // shard output directories of one sweep
+  std::string out_dir;
+  bool quiet = false;
+};
+void add_merge_options(CLI::App& cmd, MergeOptions& o);
+int cmd_merge(const MergeOptions& o);
+
 }  // namespace uringsim::app

@@ -1,0 +1,677 @@
+// `uringsim sweep`: a scenario over the Cartesian product of parameter grids x variants x
+// replications, one `uringsim run` child per point, resumable and shardable; `uringsim merge` joins
+// shard directories. Both derive sweep.csv / sweep.json only from DIR/sweep_spec.json and the
+// finished points, so a merge of shards is byte-identical to one full sweep.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "analysis/io.hpp"
+#include "config/scenario.hpp"
+#include "tools/app/commands.hpp"
+#include "tools/app/sweep.hpp"
+
+extern char** environ;
+
+namespace uringsim::app {
+namespace sweep {
+
+std::uint64_t fnv1a(std::string_view data, std::uint64_t h) {
+  for (const unsigned char c : data) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string hex64(std::uint64_t h) {
+  return fmt::format("{:016x}", h);
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto at = s.find(sep, pos);
+    out.push_back(s.substr(pos, at == std::string::npos ? std::string::npos : at - pos));
+    if (at == std::string::npos) return out;
+    pos = at + 1;
+  }
+}
+
+bool parse_int(const std::string& s, long long& v) {
+  const auto* end = s.data() + s.size();
+  const auto r = std::from_chars(s.data(), end, v);
+  return !s.empty() && r.ec == std::errc() && r.ptr == end;
+}
+
+bool parse_num(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(v);
+}
+
+// Expands start:stop:step (start, start+step, ... < stop) into value texts.
+std::vector<std::string> expand_range(const std::string& text, const std::vector<std::string>& p) {
+  constexpr std::size_t kMaxValues = 100000;  // a typo like 0:1e9:1 must not exhaust memory
+  std::vector<std::string> out;
+  long long a = 0, b = 0, c = 0;
+  if (parse_int(p[0], a) && parse_int(p[1], b) && parse_int(p[2], c)) {
+    if (c <= 0) throw std::invalid_argument("range " + text + ": step must be positive");
+    for (long long x = a; x < b; x += c) {
+      if (out.size() >= kMaxValues) throw std::invalid_argument("range " + text + ": too many values");
+      out.push_back(std::to_string(x));
+    }
+  } else {
+    double x0 = 0, x1 = 0, dx = 0;
+    if (!parse_num(p[0], x0) || !parse_num(p[1], x1) || !parse_num(p[2], dx))
+      throw std::invalid_argument("range " + text + ": start:stop:step must be numbers");
+    if (dx <= 0) throw std::invalid_argument("range " + text + ": step must be positive");
+    // start + k*step rather than repeated addition, so rounding errors do not accumulate.
+    for (std::size_t k = 0;; ++k) {
+      const double x = x0 + static_cast<double>(k) * dx;
+      if (x >= x1) break;
+      if (out.size() >= kMaxValues) throw std::invalid_argument("range " + text + ": too many values");
+      out.push_back(fmt::format("{:.12g}", x));
+    }
+  }
+  if (out.empty()) throw std::invalid_argument("range " + text + " is empty");
+  return out;
+}
+
+}  // namespace
+
+Grid parse_grid(const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw std::invalid_argument("--grid " + spec + ": expected path=v1,v2,...");
+  Grid g{spec.substr(0, eq), {}};
+  for (const auto& item : split(spec.substr(eq + 1), ',')) {
+    if (item.empty()) throw std::invalid_argument("--grid " + spec + ": empty value");
+    const auto parts = split(item, ':');
+    if (parts.size() == 3) {
+      for (auto& v : expand_range(item, parts)) g.values.push_back(std::move(v));
+    } else {
+      g.values.push_back(item);
+    }
+  }
+  return g;
+}
+
+std::string safe_id(const std::string& raw) {
+  constexpr std::size_t kMaxLen = 180;  // well below NAME_MAX (255) with room for the hash
+  std::string out;
+  for (const char c : raw) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '=' || c == ',' || c == '+' || c == '-';
+    out += ok ? c : '_';
+  }
+  if (out != raw || out.size() > kMaxLen) out = out.substr(0, kMaxLen) + "~" + hex64(fnv1a(raw)).substr(0, 8);
+  return out;
+}
+
+void run_each(const std::vector<Job>& jobs, int parallel,
+              const std::function<void(std::size_t, const ChildResult&)>& on_done) {
+  if (parallel < 1) parallel = 1;
+  std::map<pid_t, std::size_t> running;
+  std::size_t next = 0;
+  auto start = [&](std::size_t i) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, jobs[i].log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    std::vector<char*> argv;
+    for (const auto& a : jobs[i].argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) throw std::runtime_error("cannot start " + jobs[i].argv[0]);
+    running[pid] = i;
+  };
+  while (next < jobs.size() || !running.empty()) {
+    while (next < jobs.size() && static_cast<int>(running.size()) < parallel) start(next++);
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) throw std::runtime_error("waitpid failed");
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const std::size_t i = it->second;
+    running.erase(it);
+    ChildResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ifstream f(jobs[i].log_path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    r.output = ss.str();
+    on_done(i, r);
+  }
+}
+
+}  // namespace sweep
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kSpecFile = "sweep_spec.json";
+
+// Columns of sweep.csv after the grid paths: (column, JSON pointer in results.json).
+const std::vector<std::pair<std::string, std::string>>& metric_columns() {
+  static const std::vector<std::pair<std::string, std::string>> m = {
+      {"throughput_ops_per_s", "/throughput/ops_per_s"},
+      {"latency_mean_us", "/latency_us/mean"},
+      {"latency_p50_us", "/latency_us/p50"},
+      {"latency_p99_us", "/latency_us/p99"},
+      {"cpu_total_pct", "/cpu/total_pct"},
+      {"spin_slowpath_pct", "/profile/spin_slowpath_pct"},
+  };
+  return m;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// A point is finished when its point.json carries the expected hash and its results.json exists
+// (results.json is renamed into place before point.json is written, so this order is safe).
+bool point_done(const fs::path& dir, const json& point) {
+  std::error_code ec;
+  if (!fs::exists(dir / "results.json", ec) || !fs::exists(dir / "point.json", ec)) return false;
+  try {
+    return json::parse(slurp(dir / "point.json")).value("scenario_hash", "") == point.at("scenario_hash");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Hidden temporaries of write_file_atomic (".name.tmp.pid.n") left behind by a killed writer.
+void remove_stale_temps(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const auto name = e.path().filename().string();
+    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos)
+      fs::remove(e.path(), ec);
+  }
+}
+
+// sweep.csv and sweep.json from the spec and whichever points are finished in `out`.
+void write_outputs(const std::string& out, const json& spec) {
+  std::vector<std::string> paths;
+  for (const auto& g : spec.at("grids")) paths.push_back(g.at("path").get<std::string>());
+  std::string csv = "point,variant,rep,seed";
+  for (const auto& p : paths) csv += "," + csv_field(p);
+  for (const auto& [col, _] : metric_columns()) csv += "," + col;
+  csv += ",results\n";
+  json rows = json::array();
+  for (const auto& pt : spec.at("points")) {
+    const auto id = pt.at("id").get<std::string>();
+    const fs::path dir = fs::path(out) / "points" / id;
+    if (!point_done(dir, pt)) continue;
+    json r;
+    try {
+      r = json::parse(slurp(dir / "results.json"));
+    } catch (const std::exception&) {
+      continue;  // unreadable results count as missing
+    }
+    const std::string rel = "points/" + id + "/results.json";
+    json row = {{"point", pt.at("index")},
+                {"id", id},
+                {"variant", pt.at("variant")},
+                {"rep", pt.at("rep")},
+                {"seed", pt.at("seed")},
+                {"grid", json::object()},
+                {"results", rel}};
+    csv += fmt::format("{},{},{},{}", pt.at("index").get<std::size_t>(),
+                       csv_field(pt.at("variant").get<std::string>()), pt.at("rep").get<int>(),
+                       pt.at("seed").get<std::uint64_t>());
+    for (const auto& p : paths) {
+      const auto text = pt.at("grid").at(p).get<std::string>();
+      csv += "," + csv_field(text);
+      row["grid"][p] = config::parse_set_value(text);
+    }
+    for (const auto& [col, ptr] : metric_columns()) {
+      const json::json_pointer jp(ptr);
+      const bool has = r.contains(jp) && r.at(jp).is_number();
+      csv += "," + (has ? r.at(jp).dump() : std::string());
+      row[col] = has ? r.at(jp) : json();
+    }
+    csv += "," + csv_field(rel) + "\n";
+    rows.push_back(std::move(row));
+  }
+  json sj = {{"scenario", spec.at("scenario")},
+             {"grids", spec.at("grids")},
+             {"variants", spec.at("variants")},
+             {"reps", spec.at("reps")},
+             {"points", rows}};
+  analysis::write_file_atomic(out + "/sweep.csv", csv);
+  analysis::write_file_atomic(out + "/sweep.json", analysis::dump_json(sj));
+}
+
+// One line on a terminal (redrawn with \r), else a plain line per update for logs.
+class Progress {
+ public:
+  Progress(std::size_t total, std::size_t to_run, bool quiet)
+      : total_(total),
+        to_run_(to_run),
+        quiet_(quiet),
+        tty_(isatty(2) != 0),
+        t0_(std::chrono::steady_clock::now()) {}
+  void skipped(std::size_t n) { skipped_ += n; }
+  void finished(bool ok) { (ok ? ran_ : failed_)++; }
+  void note(const std::string& msg) {  // a message on its own line, not mixed into the bar
+    if (tty_ && drawn_) std::cerr << "\r\033[K";
+    std::cerr << msg << "\n";
+    if (tty_ && drawn_) draw();
+  }
+  void draw() {
+    if (quiet_) return;
+    const std::size_t done = skipped_ + ran_ + failed_;
+    const auto eta = eta_text();
+    if (tty_) {
+      constexpr int kWidth = 30;
+      const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
+      std::cerr << fmt::format("\r\033[Ksweep [{}{}] {}/{} done, {} skipped, {} failed, eta {}",
+                               std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total_,
+                               skipped_, failed_, eta);
+      drawn_ = true;
+    } else {
+      std::cerr << fmt::format("sweep: {}/{} done ({} skipped, {} failed) eta {}\n", done, total_, skipped_,
+                               failed_, eta);
+    }
+    std::cerr.flush();
+  }
+  void end() {
+    if (tty_ && drawn_) std::cerr << "\n";
+  }
+
+ private:
+  std::string eta_text() const {
+    const std::size_t finished = ran_ + failed_;
+    if (finished >= to_run_) return "0s";
+    if (finished == 0) return "?";
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    return fmt::format("{:.0f}s",
+                       el / static_cast<double>(finished) * static_cast<double>(to_run_ - finished));
+  }
+  std::size_t total_, to_run_, skipped_ = 0, ran_ = 0, failed_ = 0;
+  bool quiet_, tty_, drawn_ = false;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace
+
+void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario JSON file")->required();
+  cmd.add_option("--grid", o.grids,
+                 "dotted.path=v1,v2,... or start:stop:step (values < stop); repeatable, Cartesian product")
+      ->required()
+      ->allow_extra_args(false);
+  cmd.add_option("--variants", o.variants, "Comma-separated variants (default: all, or the base scenario)");
+  cmd.add_option("--reps", o.reps, "Replications per point; rep r uses seed + r")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option("--jobs", o.jobs, "Simulations run at once (default: number of cores)");
+  cmd.add_option("--set", o.sets, "Override a field in every run: dotted.path=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd.add_option("--shard", o.shard, "Run only shard i of N (1-based): points whose index % N == i-1");
+  cmd.add_option("--out", o.out_dir, "Output directory")->required();
+  cmd.add_flag("--quiet", o.quiet, "No progress output");
+}
+
+int cmd_sweep(const SweepOptions& o) {
+  // Everything is checked before anything is written.
+  std::vector<sweep::Grid> grids;
+  std::size_t shard_i = 1, shard_n = 1;
+  try {
+    for (const auto& g : o.grids) {
+      grids.push_back(sweep::parse_grid(g));
+      for (std::size_t k = 0; k + 1 < grids.size(); ++k)
+        if (grids[k].path == grids.back().path)
+          throw std::invalid_argument("--grid " + grids.back().path + " given twice");
+    }
+    if (!o.shard.empty()) {
+      const auto slash = o.shard.find('/');
+      long long i = 0, n = 0;
+      const auto a = o.shard.substr(0, slash),
+                 b = slash == std::string::npos ? "" : o.shard.substr(slash + 1);
+      if (std::from_chars(a.data(), a.data() + a.size(), i).ptr != a.data() + a.size() || a.empty() ||
+          std::from_chars(b.data(), b.data() + b.size(), n).ptr != b.data() + b.size() || b.empty() ||
+          n < 1 || i < 1 || i > n)
+        throw std::invalid_argument("--shard " + o.shard + ": expected i/N with 1 <= i <= N");
+      shard_i = static_cast<std::size_t>(i);
+      shard_n = static_cast<std::size_t>(n);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  std::string file_bytes;
+  config::Scenario base;
+  try {
+    file_bytes = slurp(o.scenario);
+    config::LoadOptions lo;
+    lo.sets = o.sets;
+    base = config::load_scenario_file(o.scenario, lo);
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<std::string> variants;
+  for (auto& v : sweep::split(o.variants, ','))
+    if (!v.empty()) variants.push_back(v);
+  if (variants.empty())
+    for (const auto& [name, _] : base.doc.at("variants").items()) variants.push_back(name);
+  const bool no_variants = variants.empty();
+  if (no_variants) variants.push_back("");  // the base scenario itself
+  for (const auto& v : variants)
+    if (!v.empty() && !base.doc.at("variants").contains(v)) {
+      std::cerr << "error: " << o.scenario << ": unknown variant \"" << v << "\"\n";
+      return kExitBadInput;
+    }
+
+  // Each grid value on its own first, so the message names the bad value rather than a combination.
+  for (const auto& g : grids)
+    for (const auto& v : g.values) {
+      try {
+        config::LoadOptions lo;
+        lo.sets = o.sets;
+        lo.sets.push_back(g.path + "=" + v);
+        (void)config::load_scenario_file(o.scenario, lo);
+      } catch (const config::InputError& e) {
+        std::cerr << "error: --grid " << g.path << "=" << v << ": " << e.what() << "\n";
+        return kExitBadInput;
+      }
+    }
+
+  // Enumeration order: grids as given (the first varies slowest), then variants, then reps.
+  const std::string file_hash = sweep::hex64(sweep::fnv1a(file_bytes));
+  json points = json::array();
+  std::vector<std::size_t> combo(grids.size(), 0);
+  for (bool more = true; more;) {
+    std::vector<std::string> grid_sets;
+    std::string id_grid;
+    json grid_json = json::object();
+    for (std::size_t k = 0; k < grids.size(); ++k) {
+      const auto& val = grids[k].values[combo[k]];
+      grid_sets.push_back(grids[k].path + "=" + val);
+      id_grid += (k ? "," : "") + grid_sets.back();
+      grid_json[grids[k].path] = val;
+    }
+    for (const auto& v : variants) {
+      std::uint64_t seed = 0;
+      try {
+        config::LoadOptions lo;
+        lo.variant = v;
+        lo.sets = o.sets;
+        lo.sets.insert(lo.sets.end(), grid_sets.begin(), grid_sets.end());
+        seed = config::load_scenario_file(o.scenario, lo).doc.at("seed").get<std::uint64_t>();
+      } catch (const config::InputError& e) {
+        std::cerr << "error: --grid " << id_grid << (v.empty() ? "" : " with variant " + v) << ": "
+                  << e.what() << "\n";
+        return kExitBadInput;
+      }
+      for (int r = 0; r < o.reps; ++r) {
+        const std::uint64_t s = seed + static_cast<std::uint64_t>(r);
+        std::string raw = id_grid;
+        if (!v.empty()) raw += ",variant=" + v;
+        raw += ",rep=" + std::to_string(r);
+        // Everything that determines the run's results: the file's bytes and every override.
+        std::string key = "file=" + file_hash + "\nvariant=" + v + "\nseed=" + std::to_string(s) + "\n";
+        for (const auto& x : o.sets) key += "set=" + x + "\n";
+        for (const auto& x : grid_sets) key += "set=" + x + "\n";
+        points.push_back({{"index", points.size()},
+                          {"id", sweep::safe_id(raw)},
+                          {"grid", grid_json},
+                          {"variant", v},
+                          {"rep", r},
+                          {"seed", s},
+                          {"scenario_hash", sweep::hex64(sweep::fnv1a(key))}});
+      }
+    }
+    more = false;
+    for (std::size_t k = grids.size(); k-- > 0;) {
+      if (++combo[k] < grids[k].values.size()) {
+        more = true;
+        break;
+      }
+      combo[k] = 0;
+    }
+  }
+  std::set<std::string> ids;
+  for (const auto& p : points)
+    if (!ids.insert(p.at("id").get<std::string>()).second) {
+      std::cerr << "error: two points share the id " << p.at("id") << " (repeated grid value?)\n";
+      return kExitBadInput;
+    }
+
+  json grids_json = json::array();
+  for (const auto& g : grids) grids_json.push_back({{"path", g.path}, {"values", g.values}});
+  const json spec = {{"scenario", o.scenario},
+                     {"scenario_file_hash", file_hash},
+                     {"sets", o.sets},
+                     {"grids", grids_json},
+                     {"variants", no_variants ? json::array() : json(variants)},
+                     {"reps", o.reps},
+                     {"points", points}};
+
+  const std::string& out = o.out_dir;
+  const std::string spec_text = analysis::dump_json(spec);
+  try {
+    std::error_code ec;
+    if (fs::exists(out + "/" + kSpecFile, ec) && slurp(out + "/" + kSpecFile) != spec_text && !o.quiet)
+      std::cerr << "sweep: " << out << " held a different sweep; replacing its spec (points with the same "
+                << "hash are kept)\n";
+    analysis::write_file_atomic(out + "/" + kSpecFile, spec_text);
+    remove_stale_temps(out);
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+
+  std::vector<std::size_t> mine, todo;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (i % shard_n == shard_i - 1) mine.push_back(i);
+  for (const auto i : mine)
+    if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
+      todo.push_back(i);
+
+  std::vector<sweep::Job> jobs;
+  for (const auto i : todo) {
+    const auto& p = points[i];
+    const fs::path dir = fs::path(out) / "points" / p.at("id").get<std::string>();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    remove_stale_temps(dir);
+    std::vector<std::string> c = {
+        self_exe(), "run",        o.scenario, "--quiet",
+        "--out",    dir.string(), "--seed",   std::to_string(p.at("seed").get<std::uint64_t>())};
+    if (!p.at("variant").get<std::string>().empty()) c.insert(c.end(), {"--variant", p.at("variant")});
+    for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
+    for (const auto& g : grids)
+      c.insert(c.end(), {"--set", g.path + "=" + p.at("grid").at(g.path).get<std::string>()});
+    jobs.push_back({std::move(c), (dir / "run.log").string()});
+  }
+
+  const int par = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  Progress progress(mine.size(), todo.size(), o.quiet);
+  progress.skipped(mine.size() - todo.size());
+  if (!o.quiet)
+    std::cerr << fmt::format(
+        "sweep: {} points{}, {} to run, {} at a time\n", mine.size(),
+        shard_n > 1 ? fmt::format(" in shard {}/{} of {}", shard_i, shard_n, points.size()) : "", todo.size(),
+        par);
+  progress.draw();
+  std::size_t failed = 0;
+  try {
+    sweep::run_each(jobs, par, [&](std::size_t k, const ChildResult& r) {
+      const auto& p = points[todo[k]];
+      const fs::path dir = fs::path(out) / "points" / p.at("id").get<std::string>();
+      std::error_code ec;
+      bool ok = r.exit_code == 0 && fs::exists(dir / "results.json", ec);
+      if (ok) {
+        try {
+          json pj = p;
+          pj.erase("index");
+          pj.erase("id");
+          for (auto& [path, v] : pj["grid"].items()) v = config::parse_set_value(v.get<std::string>());
+          // Written last: its presence with this hash is what marks the point finished.
+          analysis::write_file_atomic((dir / "point.json").string(), analysis::dump_json(pj));
+          fs::remove(dir / "run.log", ec);
+        } catch (const std::exception& e) {
+          ok = false;
+          progress.note(fmt::format("sweep: point {}: cannot write point.json: {}",
+                                    p.at("id").get<std::string>(), e.what()));
+        }
+      } else {
+        // Keep run.log for diagnosis; show the tail here.
+        const auto& txt = r.output;
+        progress.note(fmt::format("sweep: point {} failed (exit {}), see {}: {}",
+                                  p.at("id").get<std::string>(), r.exit_code, (dir / "run.log").string(),
+                                  txt.size() > 400 ? "..." + txt.substr(txt.size() - 400) : txt));
+      }
+      if (!ok) ++failed;
+      progress.finished(ok);
+      progress.draw();
+    });
+  } catch (const std::exception& e) {
+    progress.end();
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  progress.end();
+
+  try {
+    write_outputs(out, spec);
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+  if (!o.quiet) std::cerr << fmt::format("sweep: results in {}/sweep.csv\n", out);
+  return failed ? kExitFailed : kExitOk;
+}
+
+void add_merge_options(CLI::App& cmd, MergeOptions& o) {
+  cmd.add_option("dirs", o.dirs, "Shard output directories of the same sweep")->required();
+  cmd.add_option("--out", o.out_dir, "Output directory (may be one of the inputs)")->required();
+  cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
+}
+
+int cmd_merge(const MergeOptions& o) {
+  std::string spec_text;
+  std::vector<std::string> inputs;
+  std::error_code ec;
+  // Every input must hold the same sweep, byte for byte, and so must --out if it already has one.
+  for (const auto& d : o.dirs) {
+    std::string t;
+    try {
+      t = slurp(fs::path(d) / kSpecFile);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << d << " is not a sweep directory: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+    if (!spec_text.empty() && t != spec_text) {
+      std::cerr << "error: " << d << "/" << kSpecFile << " differs from " << o.dirs.front() << "/"
+                << kSpecFile << ": not shards of the same sweep\n";
+      return kExitBadInput;
+    }
+    spec_text = t;
+    if (!(fs::exists(o.out_dir, ec) && fs::equivalent(d, o.out_dir, ec))) inputs.push_back(d);
+  }
+  const std::string out_spec = o.out_dir + "/" + kSpecFile;
+  if (fs::exists(out_spec, ec) && slurp(out_spec) != spec_text) {
+    std::cerr << "error: " << out_spec << " holds a different sweep\n";
+    return kExitBadInput;
+  }
+  const json spec = json::parse(spec_text);
+
+  // Collect every finished point first; a point id seen with two hashes is a conflict.
+  std::map<std::string, std::pair<std::string, fs::path>> found;  // id -> (hash, dir)
+  auto collect = [&](const fs::path& root) -> bool {
+    for (const auto& e : fs::directory_iterator(root / "points", ec)) {
+      const auto id = e.path().filename().string();
+      if (!fs::exists(e.path() / "point.json", ec) || !fs::exists(e.path() / "results.json", ec)) continue;
+      std::string hash;
+      try {
+        hash = json::parse(slurp(e.path() / "point.json")).value("scenario_hash", "");
+      } catch (const std::exception&) {
+        continue;
+      }
+      const auto [it, fresh] = found.emplace(id, std::make_pair(hash, e.path()));
+      if (!fresh && it->second.first != hash) {
+        std::cerr << "error: point " << id << " has scenario_hash " << hash << " in " << e.path().string()
+                  << " but " << it->second.first << " in " << it->second.second.string() << "\n";
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!collect(o.out_dir)) return kExitBadInput;
+  std::set<std::string> in_out;
+  for (const auto& [id, _] : found) in_out.insert(id);
+  for (const auto& d : inputs)
+    if (!collect(d)) return kExitBadInput;
+
+  try {
+    analysis::write_file_atomic(out_spec, spec_text);
+    remove_stale_temps(o.out_dir);
+    std::size_t copied = 0;
+    for (const auto& [id, hp] : found) {
+      if (in_out.count(id)) continue;
+      const fs::path dst = fs::path(o.out_dir) / "points" / id;
+      // results first, point.json last, each via a rename: the same finish marker as a sweep.
+      for (const char* name : {"run_info.json", "results.json", "point.json"}) {
+        if (!fs::exists(hp.second / name, ec)) continue;
+        analysis::write_file_atomic((dst / name).string(), slurp(hp.second / name));
+      }
+      ++copied;
+    }
+    write_outputs(o.out_dir, spec);
+    if (!o.quiet) {
+      std::size_t done = 0;
+      for (const auto& p : spec.at("points"))
+        if (point_done(fs::path(o.out_dir) / "points" / p.at("id").get<std::string>(), p)) ++done;
+      std::cerr << fmt::format("merge: {} points copied; {}/{} points finished in {}\n", copied, done,
+                               spec.at("points").size(), o.out_dir);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot write " << o.out_dir << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace uringsim::app
