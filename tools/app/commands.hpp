@@ -19,8 +19,10 @@ struct RunOptions {
   std::string variant;
   std::vector<std::string> sets;
   bool quiet = false;
-  bool profile = false;  // print the perf-style profile
-  bool locks = false;    // print lock statistics
+  bool profile = false;      // print the perf-style profile
+  bool locks = false;        // print lock statistics
+  std::string trace_file;    // --trace: Chrome/Perfetto timeline
+  std::string trace_window;  // --trace-window-ms a:b
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);
