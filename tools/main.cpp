@@ -34,6 +34,11 @@ int main(int argc, char** argv) {
   auto* mrg_cmd = app.add_subcommand("merge", "Join the output directories of sweep shards");
   add_merge_options(*mrg_cmd, mrg);
 
+  ReportOptions rep;
+  auto* rep_cmd = app.add_subcommand(
+      "report", "Write one self-contained HTML page (tables, gnuplot SVG plots) from a compare or sweep DIR");
+  add_report_options(*rep_cmd, rep);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -46,5 +51,6 @@ int main(int argc, char** argv) {
   if (*cmp_cmd) return cmd_compare(cmp);
   if (*swp_cmd) return cmd_sweep(swp);
   if (*mrg_cmd) return cmd_merge(mrg);
+  if (*rep_cmd) return cmd_report(rep);
   return 2;
 }

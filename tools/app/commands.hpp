@@ -69,4 +69,11 @@ struct MergeOptions {
 void add_merge_options(CLI::App& cmd, MergeOptions& o);
 int cmd_merge(const MergeOptions& o);
 
+struct ReportOptions {
+  std::string dir;  // a compare or sweep output directory
+  std::string out;  // "" = DIR/report.html
+};
+void add_report_options(CLI::App& cmd, ReportOptions& o);
+int cmd_report(const ReportOptions& o);
+
 }  // namespace uringsim::app

@@ -1,0 +1,678 @@
+// `uringsim report DIR`: one self-contained HTML page (inline CSS, gnuplot SVG inlined, nothing
+// fetched from the network) from a `compare` or `sweep` output directory: inputs, tables of means
+// with 95 % intervals, and plots. It only reads what those commands wrote; nothing is re-simulated.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "analysis/io.hpp"
+#include "analysis/stats.hpp"
+#include "tools/app/commands.hpp"
+#include "tools/app/report_util.hpp"
+#include "uringsim_version.hpp"
+
+namespace uringsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using report::html_escape;
+using report::InputError;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string num(double x) {
+  if (!std::isfinite(x)) return "n/a";
+  const double a = std::abs(x);
+  if (a >= 1000) return fmt::format("{:.0f}", x);
+  if (a >= 10) return fmt::format("{:.2f}", x);
+  return fmt::format("{:.4g}", x);
+}
+
+// With one replication (or an unknown spread) there is no interval to show.
+std::string mean_ci(double mean, double hw) {
+  if (!std::isfinite(mean)) return "–";
+  if (!std::isfinite(hw)) return num(mean);
+  return num(mean) + " ± " + num(hw);
+}
+
+// Data values for gnuplot: shortest round-trip text; NaN marks a missing point.
+std::string gnum(double x) {
+  return std::isfinite(x) ? fmt::format("{}", x) : "NaN";
+}
+
+std::string join(const std::vector<std::string>& xs, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < xs.size(); ++i) out += (i ? sep : "") + xs[i];
+  return out;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw InputError(p.string() + ": cannot open");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+double number_or_nan(const json& j) {
+  return j.is_number() ? j.get<double>() : kNaN;
+}
+
+// Everything the page shows, gathered from either kind of directory.
+struct Page {
+  std::string kind;  // "compare" or "sweep"
+  std::string scenario_path, scenario_name, results_version;
+  std::vector<std::pair<std::string, std::string>> inputs;  // label, HTML
+  std::string table;                                        // HTML
+  std::vector<std::string> variants;
+  // Per variant, the results.json of the runs the per-run plots (CDF, CPU, time series) show.
+  std::map<std::string, std::vector<json>> runs;
+  std::string runs_desc;  // which runs those are, for the captions
+  // Sweep only: per series (variant and the other grid values), x label -> (mean, half width, n).
+  struct SeriesPoint {
+    std::string x;
+    double tput, tput_hw, p99, p99_hw;
+  };
+  std::vector<std::pair<std::string, std::vector<SeriesPoint>>> series;
+  std::string x_path;
+  std::vector<std::string> x_order;  // the swept values in grid order
+};
+
+std::string table_html(const std::vector<std::string>& header,
+                       const std::vector<std::vector<std::string>>& rows,
+                       const std::vector<bool>& highlight = {}) {
+  std::string h = "<div class=\"scroll\"><table class=\"data\"><thead><tr>";
+  for (const auto& c : header) h += "<th>" + html_escape(c) + "</th>";
+  h += "</tr></thead><tbody>\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    h += r < highlight.size() && highlight[r] ? "<tr class=\"sig\">" : "<tr>";
+    for (std::size_t c = 0; c < rows[r].size(); ++c)
+      h += (c < 2 ? "<td>" : "<td class=\"n\">") + html_escape(rows[r][c]) + "</td>";
+    h += "</tr>\n";
+  }
+  return h + "</tbody></table></div>\n";
+}
+
+void load_runs(const fs::path& dir, const std::string& variant, const std::vector<fs::path>& rel, Page& pg) {
+  for (const auto& r : rel) {
+    const fs::path p = dir / r;
+    if (!fs::exists(p)) throw InputError(p.string() + ": missing (results.json of a run of " + variant + ")");
+    pg.runs[variant].push_back(report::read_json(p));
+  }
+}
+
+void load_compare(const fs::path& dir, Page& pg) {
+  const fs::path file = dir / "compare.json";
+  const json cj = report::read_json(file);
+  int reps = 0;
+  try {
+    pg.kind = "compare";
+    pg.scenario_path = cj.at("scenario").get<std::string>();
+    for (const auto& v : cj.at("variants")) {
+      const auto s = v.get<std::string>();
+      pg.variants.push_back(s.empty() ? "base" : s);  // compare names the no-variant run "base"
+    }
+    if (pg.variants.empty()) throw InputError(file.string() + ": \"variants\" is empty");
+    reps = cj.at("reps").get<int>();
+    if (reps < 1) throw InputError(file.string() + ": \"reps\" must be at least 1");
+    std::vector<std::string> seeds;
+    for (const auto& s : cj.value("seeds", json::array())) seeds.push_back(s.dump());
+    pg.inputs = {
+        {"command", "<code>uringsim compare</code>"},
+        {"variants",
+         html_escape(join(pg.variants, ", ")) + " (baseline: " + html_escape(pg.variants.front()) + ")"},
+        {"replications", std::to_string(reps) + " per variant"},
+        {"seeds", html_escape(join(seeds, ", "))},
+        {"confidence", fmt::format("{:g}", 100 * cj.value("confidence", 0.95)) + " % (Student t; "
+                                                                                 "differences: Welch)"}};
+
+    // Known metrics in a readable order, then any others compare.json holds.
+    std::vector<std::string> order = {"/throughput/ops_per_s", "/latency_us/mean",
+                                      "/latency_us/p50",       "/latency_us/p99",
+                                      "/cpu/total_pct",        "/profile/spin_slowpath_pct"};
+    const auto& metrics = cj.at("metrics");
+    for (const auto& [ptr, _] : metrics.items())
+      if (std::find(order.begin(), order.end(), ptr) == order.end()) order.push_back(ptr);
+    std::vector<std::vector<std::string>> rows;
+    std::vector<bool> sig;
+    for (const auto& ptr : order) {
+      if (!metrics.contains(ptr)) continue;
+      const auto& m = metrics.at(ptr);
+      const std::string label = m.value("label", ptr);
+      for (const auto& v : pg.variants) {
+        if (!m.at("by_variant").contains(v)) continue;
+        const auto& bv = m.at("by_variant").at(v);
+        const double mean = number_or_nan(bv.at("mean"));
+        // dump_json writes an infinite half width (one replication) as null.
+        const double hw = bv.contains("ci95_half_width") ? number_or_nan(bv.at("ci95_half_width")) : kNaN;
+        std::string diff = "baseline", rel, s;
+        bool is_sig = false;
+        if (bv.contains("diff_vs_baseline")) {
+          const auto& d = bv.at("diff_vs_baseline");
+          const double dv = number_or_nan(d.at("diff"));
+          diff = (dv >= 0 ? "+" : "") + mean_ci(dv, number_or_nan(d.value("ci95_half_width", json())));
+          const double rp = number_or_nan(d.value("relative_pct", json()));
+          rel = std::isfinite(rp) ? fmt::format("{:+.1f} %", rp) : "";
+          is_sig = d.value("significant", false);
+          s = is_sig ? "yes" : "no";
+        }
+        const std::size_t n = bv.contains("values") ? bv.at("values").size() : 0;
+        rows.push_back({label, v, std::to_string(n), mean_ci(mean, hw), diff, rel, s});
+        sig.push_back(is_sig);
+      }
+    }
+    pg.table = table_html({"metric", "variant", "n", "mean ± 95% CI",
+                           "diff vs " + pg.variants.front() + " ± 95% CI", "relative", "significant"},
+                          rows, sig) +
+               "<p class=\"meta\">Highlighted rows differ significantly from the baseline (the 95 % "
+               "interval of the difference excludes 0).</p>\n";
+  } catch (const json::exception& e) {
+    throw InputError(file.string() + ": unexpected structure: " + e.what());
+  }
+  for (const auto& v : pg.variants) {
+    std::vector<fs::path> rel;
+    for (int i = 0; i < reps; ++i)
+      rel.push_back(fs::path("runs") / v / ("rep" + std::to_string(i)) / "results.json");
+    load_runs(dir, v, rel, pg);
+  }
+  pg.runs_desc = fmt::format(
+      "CPU averaged over the {} replications of each variant; latency and time "
+      "series from replication 0",
+      reps);
+}
+
+// Columns of sweep.csv besides the grid columns, which sit between "seed" and the metrics.
+const std::vector<std::string>& sweep_metric_columns() {
+  static const std::vector<std::string> c = {"throughput_ops_per_s", "latency_mean_us", "latency_p50_us",
+                                             "latency_p99_us",       "cpu_total_pct",   "spin_slowpath_pct"};
+  return c;
+}
+
+void load_sweep(const fs::path& dir, Page& pg) {
+  pg.kind = "sweep";
+  const fs::path file = dir / "sweep.csv";
+  const std::string fname = file.string();
+  const auto csv = report::parse_csv(slurp(file), fname);
+  auto col = [&](const std::string& name) {
+    const auto it = std::find(csv.header.begin(), csv.header.end(), name);
+    if (it == csv.header.end()) throw InputError(fname + ":1: missing column \"" + name + "\"");
+    return static_cast<std::size_t>(it - csv.header.begin());
+  };
+  (void)col("point");  // a per-run index: replications of one grid point have distinct ones
+  const std::size_t c_variant = col("variant"), c_rep = col("rep"), c_seed = col("seed"),
+                    c_results = col("results");
+  std::vector<std::size_t> c_metric;
+  for (const auto& m : sweep_metric_columns()) c_metric.push_back(col(m));
+  if (c_metric.front() <= c_seed)
+    throw InputError(fname + ":1: grid columns must sit between seed and metrics");
+  std::vector<std::string> grid_paths(csv.header.begin() + static_cast<long>(c_seed) + 1,
+                                      csv.header.begin() + static_cast<long>(c_metric.front()));
+  if (grid_paths.empty()) throw InputError(fname + ":1: no grid column between \"seed\" and the metrics");
+  if (csv.rows.empty()) throw InputError(fname + ": no rows");
+
+  // sweep.json adds the scenario path and the grids as given; the CSV alone is enough otherwise.
+  json sj;
+  const fs::path sfile = dir / "sweep.json";
+  if (fs::exists(sfile)) sj = report::read_json(sfile);
+  std::map<std::string, std::vector<std::string>> grid_values;  // path -> values in grid order
+  int reps_declared = 0;
+  try {
+    if (sj.is_object()) {
+      pg.scenario_path = sj.value("scenario", "");
+      reps_declared = sj.value("reps", 0);
+      for (const auto& g : sj.value("grids", json::array()))
+        for (const auto& v : g.at("values"))
+          grid_values[g.at("path").get<std::string>()].push_back(v.is_string() ? v.get<std::string>()
+                                                                               : v.dump());
+    }
+  } catch (const json::exception& e) {
+    throw InputError(sfile.string() + ": unexpected structure: " + e.what());
+  }
+
+  // Aggregate the tidy rows per grid point (its grid values) and variant, in the order they first
+  // appear; the replications of a point differ only in rep and seed.
+  struct Group {
+    std::string variant;
+    std::vector<std::string> grid;
+    std::vector<std::vector<double>> metric;           // per metric column, one value per rep
+    std::vector<std::pair<int, std::string>> results;  // (rep, results path)
+  };
+  std::vector<Group> groups;
+  std::map<std::pair<std::vector<std::string>, std::string>, std::size_t> index;
+  std::map<std::string, std::size_t> last_group;  // variant -> its last point, for the per-run plots
+  std::set<std::string> seeds;
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+    const auto& row = csv.rows[r];
+    const std::string where = fname + ":" + std::to_string(csv.lines[r]);
+    std::vector<std::string> grid;
+    for (std::size_t k = 0; k < grid_paths.size(); ++k) grid.push_back(row[c_seed + 1 + k]);
+    const auto key = std::make_pair(grid, row[c_variant]);
+    if (!index.count(key)) {
+      index[key] = groups.size();
+      groups.push_back(Group{row[c_variant], grid, std::vector<std::vector<double>>(c_metric.size()), {}});
+      if (std::find(pg.variants.begin(), pg.variants.end(), row[c_variant]) == pg.variants.end())
+        pg.variants.push_back(row[c_variant]);
+    }
+    auto& g = groups[index[key]];
+    for (std::size_t m = 0; m < c_metric.size(); ++m) {
+      const std::string& s = row[c_metric[m]];
+      if (s.empty()) continue;  // metric absent in that run (e.g. no profile)
+      try {
+        std::size_t used = 0;
+        const double x = std::stod(s, &used);
+        if (used != s.size()) throw std::invalid_argument(s);
+        g.metric[m].push_back(x);
+      } catch (const std::exception&) {
+        throw InputError(where + ": column \"" + csv.header[c_metric[m]] + "\": not a number: \"" + s + "\"");
+      }
+    }
+    int rep = 0;
+    try {
+      rep = std::stoi(row[c_rep]);
+    } catch (const std::exception&) {
+      throw InputError(where + ": column \"rep\": not an integer: \"" + row[c_rep] + "\"");
+    }
+    if (row[c_results].empty()) throw InputError(where + ": column \"results\" is empty");
+    g.results.emplace_back(rep, row[c_results]);
+    last_group[row[c_variant]] = index[key];
+    seeds.insert(row[c_seed]);
+  }
+
+  // The table: one row per point and variant.
+  std::vector<std::string> header = {"variant"};
+  header.insert(header.end(), grid_paths.begin(), grid_paths.end());
+  header.insert(header.end(), {"n", "throughput (ops/s)", "latency mean (us)", "p50 (us)", "p99 (us)",
+                               "cpu (%)", "spin slow path (%)"});
+  std::vector<std::vector<std::string>> rows;
+  std::size_t max_n = 0;
+  for (const auto& g : groups) {
+    std::vector<std::string> row = {g.variant};
+    row.insert(row.end(), g.grid.begin(), g.grid.end());
+    row.push_back(std::to_string(g.results.size()));
+    max_n = std::max(max_n, g.results.size());
+    for (const auto& xs : g.metric) {
+      if (xs.empty()) {
+        row.push_back("–");
+        continue;
+      }
+      const auto ci = analysis::student_t_ci(xs);
+      row.push_back(mean_ci(ci.mean, ci.half_width));
+    }
+    rows.push_back(std::move(row));
+  }
+  pg.table = table_html(header, rows);
+
+  // Series for the plots vs the first grid path: one per variant and combination of the other grids.
+  pg.x_path = grid_paths.front();
+  for (const auto& v : grid_values[pg.x_path]) pg.x_order.push_back(v);
+  for (const auto& g : groups) {
+    if (std::find(pg.x_order.begin(), pg.x_order.end(), g.grid.front()) == pg.x_order.end())
+      pg.x_order.push_back(g.grid.front());
+    std::string name = g.variant;
+    for (std::size_t k = 1; k < grid_paths.size(); ++k) name += ", " + grid_paths[k] + "=" + g.grid[k];
+    auto it =
+        std::find_if(pg.series.begin(), pg.series.end(), [&](const auto& s) { return s.first == name; });
+    if (it == pg.series.end()) it = pg.series.insert(pg.series.end(), {name, {}});
+    auto stat = [](const std::vector<double>& xs) {
+      if (xs.empty()) return std::make_pair(kNaN, kNaN);
+      const auto ci = analysis::student_t_ci(xs);
+      return std::make_pair(ci.mean, std::isfinite(ci.half_width) ? ci.half_width : 0.0);
+    };
+    const auto [t, thw] = stat(g.metric[0]);
+    const auto [p, phw] = stat(g.metric[3]);
+    it->second.push_back({g.grid.front(), t, thw, p, phw});
+  }
+
+  std::vector<std::string> grid_desc;
+  for (const auto& p : grid_paths) {
+    std::vector<std::string> vals = grid_values[p];
+    if (vals.empty())  // no sweep.json: the values seen in the CSV
+      for (const auto& g : groups) {
+        const auto& x = g.grid[static_cast<std::size_t>(&p - grid_paths.data())];
+        if (std::find(vals.begin(), vals.end(), x) == vals.end()) vals.push_back(x);
+      }
+    grid_desc.push_back("<code>" + html_escape(p) + "</code> = " + html_escape(join(vals, ", ")));
+  }
+  pg.inputs = {{"command", "<code>uringsim sweep</code>"},
+               {"grids", join(grid_desc, "<br>")},
+               {"variants", html_escape(join(pg.variants, ", "))},
+               {"replications", std::to_string(reps_declared > 0 ? reps_declared : static_cast<int>(max_n)) +
+                                    " per point and variant"},
+               {"points", std::to_string(groups.size()) + " (grid point × variant), " +
+                              std::to_string(csv.rows.size()) + " runs"},
+               {"seeds", html_escape(join(std::vector<std::string>(seeds.begin(), seeds.end()), ", "))}};
+
+  std::vector<std::string> shown;
+  for (const auto& v : pg.variants) {
+    const auto& g = groups[last_group[v]];
+    auto res = g.results;
+    std::sort(res.begin(), res.end());
+    std::vector<fs::path> rel;
+    for (const auto& [rep, path] : res) rel.push_back(path);
+    load_runs(dir, v, rel, pg);
+    std::string where;
+    for (std::size_t k = 0; k < grid_paths.size(); ++k)
+      where += (k ? ", " : "") + grid_paths[k] + "=" + g.grid[k];
+    shown.push_back(v + " at " + where);
+  }
+  pg.runs_desc = "Runs shown: " + join(shown, "; ") +
+                 ". CPU averaged over the replications there; latency and time series from the first";
+}
+
+// ---- plots -------------------------------------------------------------------------------------
+
+struct Figure {
+  std::string id, svg, caption;
+};
+
+// A gnuplot datablock named `name` with one row per entry.
+std::string datablock(const std::string& name, const std::vector<std::string>& rows) {
+  return "$" + name + " << EOD\n" + join(rows, "\n") + (rows.empty() ? "" : "\n") + "EOD\n";
+}
+
+bool all_numeric(const std::vector<std::string>& xs) {
+  for (const auto& x : xs) {
+    try {
+      std::size_t used = 0;
+      (void)std::stod(x, &used);
+      if (used != x.size()) return false;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return !xs.empty();
+}
+
+// Throughput or p99 against the first grid path, one line per series, CI error bars when reps > 1.
+Figure sweep_plot(report::Gnuplot& gp, const Page& pg, bool p99) {
+  const bool numeric = all_numeric(pg.x_order);
+  bool errors = false;
+  std::string data, plot;
+  double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin;
+  for (std::size_t s = 0; s < pg.series.size(); ++s) {
+    std::vector<std::pair<double, std::string>> pts;
+    for (const auto& p : pg.series[s].second) {
+      const double y = p99 ? p.p99 : p.tput, hw = p99 ? p.p99_hw : p.tput_hw;
+      errors = errors || hw > 0;
+      const auto pos = std::find(pg.x_order.begin(), pg.x_order.end(), p.x) - pg.x_order.begin();
+      const double x = numeric ? std::stod(p.x) : static_cast<double>(pos);
+      xmin = std::min(xmin, x);
+      xmax = std::max(xmax, x);
+      pts.emplace_back(x, gnum(x) + " " + gnum(y) + " " + gnum(hw) + " " + report::gp_quote(p.x));
+    }
+    std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> rows;
+    for (const auto& [x, r] : pts) rows.push_back(r);
+    data += datablock("s" + std::to_string(s), rows);
+  }
+  for (std::size_t s = 0; s < pg.series.size(); ++s) {
+    plot += (s ? ", " : "plot ") + std::string("$s") + std::to_string(s) +
+            (errors ? " using 1:2:3" : " using 1:2") + (numeric ? "" : ":xtic(4)") +
+            (errors ? " with yerrorlines" : " with linespoints") + " lw 2 pt 7 title " +
+            report::gp_quote(pg.series[s].first);
+  }
+  const std::string what = p99 ? "p99 latency (us)" : "throughput (ops/s)";
+  std::string body = data + "set title " + report::gp_quote(what + " vs " + pg.x_path) + "\n" +
+                     "set xlabel " + report::gp_quote(pg.x_path) + "\nset ylabel " + report::gp_quote(what) +
+                     "\nset yrange [0:*]\n";
+  // Wide numeric ranges (e.g. 1..1000 connections) read better on a log axis.
+  if (numeric && xmin > 0 && xmax / xmin >= 50) body += "set logscale x\n";
+  if (numeric) body += "set offsets graph 0.04, graph 0.04, 0, 0\n";  // end points' error bars stay visible
+  if (!numeric)
+    body += "set xrange [-0.5:" + gnum(static_cast<double>(pg.x_order.size()) - 0.5) + "]\n";
+  else if (xmin == xmax)
+    body += "set xrange [" + gnum(xmin - 1) + ":" + gnum(xmax + 1) + "]\n";
+  body += plot + "\n";
+  const std::string id = p99 ? "plot-latency-p99" : "plot-throughput";
+  return {id, gp.svg(id, body),
+          what + " against " + pg.x_path + ", one line per variant" +
+              (errors ? "; error bars are 95 % confidence intervals over the replications." : ".")};
+}
+
+// Latency CDF per variant from the percentiles results.json holds (min, p50, p90, p99, p999, ..., max).
+std::optional<Figure> cdf_plot(report::Gnuplot& gp, const Page& pg) {
+  std::string data, plot;
+  int k = 0;
+  for (const auto& v : pg.variants) {
+    const auto& runs = pg.runs.at(v);
+    if (runs.empty() || !runs.front().contains("latency_us")) continue;
+    std::vector<std::pair<double, double>> pts;  // (percentile, latency)
+    for (const auto& [key, val] : runs.front().at("latency_us").items()) {
+      if (!val.is_number()) continue;
+      double pct = -1;
+      if (key == "min")
+        pct = 0;
+      else if (key == "max")
+        pct = 100;
+      else if (key.size() >= 2 && key[0] == 'p' && std::all_of(key.begin() + 1, key.end(), ::isdigit)) {
+        // p50 -> 50, p999 -> 99.9, p9999 -> 99.99: two integer digits, the rest decimals.
+        const std::string d = key.substr(1);
+        pct = std::stod(d.size() <= 2 ? d : d.substr(0, 2) + "." + d.substr(2));
+      }
+      if (pct >= 0 && val.get<double>() > 0) pts.emplace_back(pct, val.get<double>());
+    }
+    if (pts.size() < 2) continue;
+    std::sort(pts.begin(), pts.end());
+    std::vector<std::string> rows;
+    for (const auto& [p, x] : pts) rows.push_back(gnum(x) + " " + gnum(p / 100));
+    data += datablock("c" + std::to_string(k), rows);
+    plot += (k ? ", " : "plot ") + std::string("$c") + std::to_string(k) +
+            " using 1:2 with linespoints lw 2 pt 7 title " + report::gp_quote(v);
+    ++k;
+  }
+  if (k == 0) return std::nullopt;
+  const std::string body = data +
+                           "set title \"latency CDF\"\nset xlabel \"latency (us, log scale)\"\n"
+                           "set ylabel \"fraction of requests\"\nset logscale x\nset yrange [0:1.02]\n"
+                           "set key inside left top\n" +
+                           plot + "\n";
+  return Figure{"plot-latency-cdf", gp.svg("plot-latency-cdf", body),
+                "Latency CDF per variant, drawn through the recorded percentiles (min, p50, p90, p99, p99.9, "
+                "max; the tail between them is interpolated). " +
+                    pg.runs_desc + "."};
+}
+
+// CPU per thread class, stacked per variant: the mean of cpu.by_thread over the shown runs.
+std::optional<Figure> cpu_plot(report::Gnuplot& gp, const Page& pg) {
+  std::vector<std::string> classes;
+  std::map<std::string, std::map<std::string, double>> mean;  // variant -> class -> %
+  for (const auto& v : pg.variants) {
+    const auto& runs = pg.runs.at(v);
+    for (const auto& r : runs) {
+      const json::json_pointer ptr("/cpu/by_thread");
+      if (!r.contains(ptr)) continue;
+      for (const auto& [key, val] : r.at(ptr).items()) {
+        if (!val.is_number()) continue;
+        std::string c = key.size() > 4 && key.ends_with("_pct") ? key.substr(0, key.size() - 4) : key;
+        if (std::find(classes.begin(), classes.end(), c) == classes.end()) classes.push_back(c);
+        mean[v][c] += val.get<double>() / static_cast<double>(runs.size());
+      }
+    }
+  }
+  if (classes.empty()) return std::nullopt;
+  std::vector<std::string> rows;
+  for (const auto& v : pg.variants) {
+    std::string row = report::gp_quote(v);
+    for (const auto& c : classes) row += " " + gnum(mean[v][c]);
+    rows.push_back(row);
+  }
+  std::string plot = "plot ";
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    plot += (c ? ", '' using " : "$cpu using ") + std::to_string(c + 2) + (c ? "" : ":xtic(1)") + " title " +
+            report::gp_quote(classes[c]);
+  const std::string body = datablock("cpu", rows) +
+                           "set title \"CPU by thread class\"\nset ylabel \"CPU (%, 100 = one core)\"\n"
+                           "set style data histograms\nset style histogram rowstacked\n"
+                           "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
+                           "set grid noxtics\n" +
+                           plot + "\n";
+  return Figure{"plot-cpu-by-thread", gp.svg("plot-cpu-by-thread", body),
+                "CPU use per thread class (cpu.by_thread), stacked per variant. " + pg.runs_desc + "."};
+}
+
+// One io-wq gauge over time, one line per variant; nullopt when no run sampled it.
+std::optional<Figure> gauge_plot(report::Gnuplot& gp, const Page& pg, const std::string& gauge,
+                                 const std::string& id, const std::string& what) {
+  std::string data, plot;
+  int k = 0;
+  for (const auto& v : pg.variants) {
+    const auto& runs = pg.runs.at(v);
+    if (runs.empty() || !runs.front().contains("timeseries")) continue;
+    const auto& ts = runs.front().at("timeseries");
+    if (!ts.contains(gauge) || !ts.contains("t_ms") || !ts.at(gauge).is_array()) continue;
+    const auto& t = ts.at("t_ms");
+    const auto& y = ts.at(gauge);
+    std::vector<std::string> rows;
+    for (std::size_t i = 0; i < std::min(t.size(), y.size()); ++i)
+      rows.push_back(gnum(number_or_nan(t[i])) + " " + gnum(number_or_nan(y[i])));
+    if (rows.empty()) continue;
+    data += datablock("g" + std::to_string(k), rows);
+    plot += (k ? ", " : "plot ") + std::string("$g") + std::to_string(k) +
+            " using 1:2 with steps lw 2 title " + report::gp_quote(v);
+    ++k;
+  }
+  if (k == 0) return std::nullopt;
+  const std::string body = data + "set title " + report::gp_quote(what + " over time") +
+                           "\nset xlabel \"simulated time (ms)\"\nset ylabel " + report::gp_quote(what) +
+                           "\nset yrange [0:*]\n" + plot + "\n";
+  return Figure{
+      id, gp.svg(id, body, 860, 340),
+      what + " (timeseries." + gauge + ", one sample per measurement interval). " + pg.runs_desc + "."};
+}
+
+std::string render(const fs::path& dir, const Page& pg, const std::vector<Figure>& figs,
+                   const std::vector<std::string>& notes) {
+  const std::string title = "uringsim report: " + pg.scenario_name;
+  std::string h = R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>)" + html_escape(title) +
+                  R"(</title>
+<style>
+body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:1100px;padding:0 1em;color:#222;line-height:1.45;background:#fafafa}
+h1{font-size:1.6em;margin-bottom:.2em}
+h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.8em}
+.meta{color:#555;margin:.3em 0}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em;background:#fff}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+thead th{background:#eef2f7}
+table.kv th{background:#eef2f7;white-space:nowrap}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.sig td{background:#fff4cc}
+figure.plot{margin:1.2em 0;padding:.6em;border:1px solid #ddd;border-radius:4px;background:#fff}
+figure.plot svg{max-width:100%;height:auto;display:block;margin:0 auto}
+figcaption{font-size:.9em;color:#444;margin-top:.4em}
+p.note{color:#6b4f00;background:#fff8e1;border-left:4px solid #f0c040;padding:.4em .8em}
+code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em}
+</style></head>
+<body>
+)";
+  h += "<h1>" + html_escape(title) + "</h1>\n";
+  h += "<p class=\"meta\">A " + pg.kind + " of scenario <b>" + html_escape(pg.scenario_name) +
+       "</b> (<code>" + html_escape(pg.scenario_path) + "</code>), from <code>" + html_escape(dir.string()) +
+       "</code>. Report by uringsim " + html_escape(URINGSIM_VERSION) +
+       (pg.results_version.empty() ? "" : "; runs by uringsim " + html_escape(pg.results_version)) +
+       ".</p>\n";
+  h += "<h2 id=\"inputs\">Inputs</h2>\n<table class=\"kv\">\n";
+  h += "<tr><th>scenario</th><td>" + html_escape(pg.scenario_name) + " (<code>" +
+       html_escape(pg.scenario_path) + "</code>)</td></tr>\n";
+  for (const auto& [k, v] : pg.inputs) h += "<tr><th>" + html_escape(k) + "</th><td>" + v + "</td></tr>\n";
+  h += "</table>\n";
+  h += "<h2 id=\"results\">Results</h2>\n" + pg.table;
+  h += "<h2 id=\"plots\">Plots</h2>\n";
+  for (const auto& n : notes) h += "<p class=\"note\">" + html_escape(n) + "</p>\n";
+  for (std::size_t i = 0; i < figs.size(); ++i)
+    h += "<figure class=\"plot\" id=\"" + figs[i].id + "\">\n" + figs[i].svg + "\n<figcaption><b>Figure " +
+         std::to_string(i + 1) + ".</b> " + html_escape(figs[i].caption) + "</figcaption>\n</figure>\n";
+  return h + "</body></html>\n";
+}
+
+}  // namespace
+
+void add_report_options(CLI::App& cmd, ReportOptions& o) {
+  cmd.add_option("dir", o.dir, "A compare or sweep output directory")->required();
+  cmd.add_option("--out", o.out, "HTML file to write (default: DIR/report.html)");
+}
+
+int cmd_report(const ReportOptions& o) {
+  const fs::path dir = o.dir;
+  Page pg;
+  try {
+    if (!fs::is_directory(dir)) throw InputError(o.dir + ": not a directory");
+    if (fs::exists(dir / "compare.json"))
+      load_compare(dir, pg);
+    else if (fs::exists(dir / "sweep.csv"))
+      load_sweep(dir, pg);
+    else
+      throw InputError(o.dir +
+                       ": neither compare.json (uringsim compare) nor sweep.csv (uringsim sweep) found");
+    for (const auto& v : pg.variants) {
+      for (const auto& r : pg.runs[v]) {
+        if (pg.scenario_name.empty())
+          pg.scenario_name = r.value("/scenario/name"_json_pointer, std::string());
+        if (pg.results_version.empty())
+          pg.results_version = r.value("/tool/version"_json_pointer, std::string());
+      }
+    }
+    if (pg.scenario_name.empty()) pg.scenario_name = fs::path(pg.scenario_path).stem().string();
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const json::exception& e) {
+    std::cerr << "error: " << o.dir << ": unexpected content: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  const std::string gnuplot = report::find_in_path("gnuplot");
+  if (gnuplot.empty()) {
+    std::cerr << "error: gnuplot not found in PATH; run ./setup.sh (it installs gnuplot-nox)\n";
+    return kExitFailed;
+  }
+  const std::string out = o.out.empty() ? (dir / "report.html").string() : o.out;
+  try {
+    report::Gnuplot gp(gnuplot);
+    std::vector<Figure> figs;
+    std::vector<std::string> notes;
+    if (pg.kind == "sweep") {
+      figs.push_back(sweep_plot(gp, pg, false));
+      figs.push_back(sweep_plot(gp, pg, true));
+    }
+    if (auto f = cdf_plot(gp, pg))
+      figs.push_back(*f);
+    else
+      notes.push_back("Latency CDF skipped: the runs recorded no latency percentiles.");
+    if (auto f = cpu_plot(gp, pg))
+      figs.push_back(*f);
+    else
+      notes.push_back("CPU plot skipped: the runs recorded no cpu.by_thread.");
+    const auto workers =
+        gauge_plot(gp, pg, "iowq.unbound.workers", "plot-iowq-workers", "io-wq unbound workers");
+    const auto queued =
+        gauge_plot(gp, pg, "iowq.unbound.queued", "plot-iowq-queued", "io-wq unbound queue depth");
+    if (workers) figs.push_back(*workers);
+    if (queued) figs.push_back(*queued);
+    if (!workers && !queued)
+      notes.push_back(
+          "io-wq plots skipped: no run has the time series iowq.unbound.workers or "
+          "iowq.unbound.queued (the workload does not use io-wq).");
+    analysis::write_file_atomic(out, render(dir, pg, figs, notes));
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  std::cout << "report: wrote " << out << "\n";
+  return kExitOk;
+}
+
+}  // namespace uringsim::app

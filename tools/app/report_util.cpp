@@ -1,0 +1,202 @@
+#include "tools/app/report_util.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "tools/app/subprocess.hpp"
+
+namespace uringsim::app::report {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw InputError(p.string() + ": cannot open");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+nlohmann::json read_json(const fs::path& p) {
+  const std::string text = slurp(p);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError(p.string() + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                     ": malformed JSON: " + e.what());
+  }
+}
+
+Csv parse_csv(const std::string& text, const std::string& name) {
+  Csv out;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, in_row = false;
+  int line = 1, row_line = 1;
+  auto end_row = [&] {
+    row.push_back(std::move(field));
+    field.clear();
+    if (out.header.empty()) {
+      out.header = std::move(row);
+    } else {
+      if (row.size() != out.header.size())
+        throw InputError(name + ":" + std::to_string(row_line) + ": expected " +
+                         std::to_string(out.header.size()) + " fields as in the header, got " +
+                         std::to_string(row.size()));
+      out.rows.push_back(std::move(row));
+      out.lines.push_back(row_line);
+    }
+    row.clear();
+    in_row = false;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_row) {
+      row_line = line;
+      in_row = true;
+    }
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+    } else if (c == '"') {
+      if (!field.empty())
+        throw InputError(name + ":" + std::to_string(line) + ": quote inside an unquoted field");
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      // A blank line carries no row (e.g. the file's trailing newline).
+      if (row.empty() && field.empty())
+        in_row = false;
+      else
+        end_row();
+      ++line;
+    } else {
+      field += c;
+    }
+  }
+  if (quoted) throw InputError(name + ":" + std::to_string(row_line) + ": unterminated quoted field");
+  if (in_row && (!row.empty() || !field.empty())) end_row();
+  if (out.header.empty()) throw InputError(name + ":1: empty file, expected a header line");
+  return out;
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string gp_quote(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') continue;  // a newline would end the gnuplot command
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string find_in_path(const std::string& prog) {
+  const char* path = std::getenv("PATH");
+  if (!path) return "";
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    const fs::path cand = fs::path(dir) / prog;
+    if (access(cand.c_str(), X_OK) == 0 && fs::is_regular_file(cand)) return cand.string();
+  }
+  return "";
+}
+
+std::string inline_svg(const std::string& svg, const std::string& prefix) {
+  const auto start = svg.find("<svg");
+  if (start == std::string::npos) throw std::runtime_error("gnuplot wrote no <svg> element");
+  // Ids, and the local references to them: xlink:href='#id', href="#id", url(#id).
+  static const std::regex refs(R"((\bid=['"]|href=['"]#|url\(#))");
+  return std::regex_replace(svg.substr(start), refs, "$1" + prefix + "-");
+}
+
+Gnuplot::Gnuplot(std::string exe) : exe_(std::move(exe)) {
+  char tmpl[] = "/tmp/uringsim-report-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary directory");
+  dir_ = tmpl;
+}
+
+Gnuplot::~Gnuplot() {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+std::string Gnuplot::svg(const std::string& id, const std::string& body, int width, int height) {
+  const fs::path script = dir_ / (id + ".gp"), out = dir_ / (id + ".svg");
+  {
+    std::ofstream f(script);
+    // noenhanced: names like io_uring_echo_s must not turn into subscripts.
+    f << "set terminal svg size " << width << "," << height
+      << " fixed noenhanced font \"sans,12\" background \"white\"\n"
+      << "set output " << gp_quote(out.string()) << "\n"
+      << "set datafile missing \"NaN\"\n"
+      << "set grid lc rgb \"#dddddd\"\n"
+      << "set key outside right top\n"
+      << body << "\nunset output\n";
+  }
+  const auto r = run_parallel({{exe_, script.string()}}, 1);
+  if (r[0].exit_code != 0 || !fs::exists(out))
+    throw std::runtime_error("gnuplot failed on plot " + id + " (exit " + std::to_string(r[0].exit_code) +
+                             "): " + r[0].output);
+  return inline_svg(slurp(out), id);
+}
+
+}  // namespace uringsim::app::report

@@ -1,0 +1,60 @@
+#pragma once
+// Pieces of `uringsim report` that do not depend on the input kind, exposed for unit tests:
+// reading JSON and CSV with errors that name the file and line, HTML escaping, and running
+// gnuplot to get SVG text that can be embedded inline in an HTML page.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace uringsim::app::report {
+
+// Bad or missing input; the message names the file (and line when known). Exit code 2.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses a JSON file; syntax errors become InputError "path:line:column: ...".
+nlohmann::json read_json(const std::filesystem::path& p);
+
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<int> lines;  // line in the file where each row starts, for error messages
+};
+
+// RFC 4180 CSV (quoted fields, "" escapes, CRLF accepted). Every row must have as many fields as
+// the header, else InputError "name:line: ...".
+Csv parse_csv(const std::string& text, const std::string& name);
+
+std::string html_escape(std::string_view s);
+std::string gp_quote(std::string_view s);  // a double-quoted gnuplot string literal
+
+// Absolute path of an executable found in $PATH, or "" when there is none.
+std::string find_in_path(const std::string& prog);
+
+// Makes SVG text fit inline in a page holding several SVGs: drops the XML prolog and DOCTYPE and
+// prefixes every id and local reference with `prefix` (gnuplot reuses ids like gpPt1 in each file).
+std::string inline_svg(const std::string& svg, const std::string& prefix);
+
+// Runs gnuplot scripts in a private temporary directory (removed on destruction).
+class Gnuplot {
+ public:
+  explicit Gnuplot(std::string exe);
+  ~Gnuplot();
+  Gnuplot(const Gnuplot&) = delete;
+  Gnuplot& operator=(const Gnuplot&) = delete;
+
+  // Runs `body` after setting an SVG terminal of the given size; returns the inline-ready SVG.
+  // Throws std::runtime_error with gnuplot's output when it fails.
+  std::string svg(const std::string& id, const std::string& body, int width = 860, int height = 420);
+
+ private:
+  std::string exe_;
+  std::filesystem::path dir_;
+};
+
+}  // namespace uringsim::app::report
