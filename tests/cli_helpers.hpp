@@ -16,10 +16,10 @@ struct Cli {
   std::string output;  // stdout + stderr
 };
 
-inline Cli run_cli(const std::string& args) {
-  const std::string cmd = std::string(URINGSIM_EXE) + " " + args + " 2>&1";
+// Runs a shell command and captures its stdout (and stderr with `with_stderr`).
+inline Cli run_shell(const std::string& cmd, bool with_stderr = true) {
   Cli r{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
+  FILE* p = popen((cmd + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
   if (!p) return r;
   char buf[4096];
   std::size_t n;
@@ -27,6 +27,10 @@ inline Cli run_cli(const std::string& args) {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+inline Cli run_cli(const std::string& args) {
+  return run_shell(std::string(URINGSIM_EXE) + " " + args);
 }
 
 inline std::string slurp(const std::filesystem::path& p) {

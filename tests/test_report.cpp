@@ -20,17 +20,9 @@ namespace {
 const std::string kMm1 = source_path("scenarios/validation/mm1.json");
 const std::string kEcho = source_path("scenarios/seeds/async-hybrid.json");
 
-// Runs a shell command; by default stdout only (chromium's stderr is noise about dbus and GPUs).
+// stdout only by default: chromium's stderr is noise about dbus and GPUs.
 Cli sh(const std::string& cmd, bool with_stderr = false) {
-  Cli r{-1, {}};
-  FILE* p = popen((cmd + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return run_shell(cmd, with_stderr);
 }
 
 void require_tool(const std::string& exe, const std::string& package) {

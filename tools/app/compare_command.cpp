@@ -14,23 +14,11 @@
 #include "analysis/stats.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/study_metrics.hpp"
 #include "tools/app/subprocess.hpp"
 
 namespace uringsim::app {
 namespace {
-
-// Metrics compared: (JSON pointer in results.json, label). Absent ones are skipped.
-const std::vector<std::pair<std::string, std::string>>& metrics() {
-  static const std::vector<std::pair<std::string, std::string>> m = {
-      {"/throughput/ops_per_s", "throughput (ops/s)"},
-      {"/latency_us/mean", "latency mean (us)"},
-      {"/latency_us/p50", "latency p50 (us)"},
-      {"/latency_us/p99", "latency p99 (us)"},
-      {"/cpu/total_pct", "cpu (%)"},
-      {"/profile/spin_slowpath_pct", "spin slow path (% of busy)"},
-  };
-  return m;
-}
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -122,7 +110,8 @@ int cmd_compare(const CompareOptions& o) {
     const auto& [v, i] = which[k];
     std::ifstream f(fmt::format("{}/runs/{}/rep{}/results.json", out, v.empty() ? "base" : v, i));
     const auto r = nlohmann::json::parse(f);
-    for (const auto& [ptr, label] : metrics()) {
+    for (const auto& m : study_metrics()) {  // absent metrics are skipped
+      const std::string ptr = m.pointer;
       const nlohmann::json::json_pointer p(ptr);
       if (r.contains(p) && r.at(p).is_number()) values[ptr][v].push_back(r.at(p).get<double>());
     }
@@ -138,7 +127,8 @@ int cmd_compare(const CompareOptions& o) {
   std::string csv =
       "metric,variant,n,mean,ci95_half_width,diff_vs_baseline,diff_ci95_half_width,significant\n";
   std::vector<std::vector<std::string>> table;
-  for (const auto& [ptr, label] : metrics()) {
+  for (const auto& m : study_metrics()) {
+    const std::string ptr = m.pointer, label = m.label;
     if (!values.count(ptr)) continue;
     auto& by_variant = values[ptr];
     const auto& baseline = by_variant[variants.front()];

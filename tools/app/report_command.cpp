@@ -18,6 +18,7 @@
 #include "analysis/stats.hpp"
 #include "tools/app/commands.hpp"
 #include "tools/app/report_util.hpp"
+#include "tools/app/study_metrics.hpp"
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
@@ -193,8 +194,11 @@ void load_compare(const fs::path& dir, Page& pg) {
 
 // Columns of sweep.csv besides the grid columns, which sit between "seed" and the metrics.
 const std::vector<std::string>& sweep_metric_columns() {
-  static const std::vector<std::string> c = {"throughput_ops_per_s", "latency_mean_us", "latency_p50_us",
-                                             "latency_p99_us",       "cpu_total_pct",   "spin_slowpath_pct"};
+  static const std::vector<std::string> c = [] {
+    std::vector<std::string> v;
+    for (const auto& m : study_metrics()) v.push_back(m.column);
+    return v;
+  }();
   return c;
 }
 

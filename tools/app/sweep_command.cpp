@@ -24,6 +24,7 @@
 #include "analysis/io.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/study_metrics.hpp"
 #include "tools/app/sweep.hpp"
 
 extern char** environ;
@@ -175,19 +176,6 @@ using nlohmann::json;
 
 constexpr const char* kSpecFile = "sweep_spec.json";
 
-// Columns of sweep.csv after the grid paths: (column, JSON pointer in results.json).
-const std::vector<std::pair<std::string, std::string>>& metric_columns() {
-  static const std::vector<std::pair<std::string, std::string>> m = {
-      {"throughput_ops_per_s", "/throughput/ops_per_s"},
-      {"latency_mean_us", "/latency_us/mean"},
-      {"latency_p50_us", "/latency_us/p50"},
-      {"latency_p99_us", "/latency_us/p99"},
-      {"cpu_total_pct", "/cpu/total_pct"},
-      {"spin_slowpath_pct", "/profile/spin_slowpath_pct"},
-  };
-  return m;
-}
-
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read " + p.string());
@@ -231,7 +219,7 @@ void write_outputs(const std::string& out, const json& spec) {
   for (const auto& g : spec.at("grids")) paths.push_back(g.at("path").get<std::string>());
   std::string csv = "point,variant,rep,seed";
   for (const auto& p : paths) csv += "," + csv_field(p);
-  for (const auto& [col, _] : metric_columns()) csv += "," + col;
+  for (const auto& m : study_metrics()) csv += std::string(",") + m.column;
   csv += ",results\n";
   json rows = json::array();
   for (const auto& pt : spec.at("points")) {
@@ -260,7 +248,8 @@ void write_outputs(const std::string& out, const json& spec) {
       csv += "," + csv_field(text);
       row["grid"][p] = config::parse_set_value(text);
     }
-    for (const auto& [col, ptr] : metric_columns()) {
+    for (const auto& m : study_metrics()) {
+      const std::string col = m.column, ptr = m.pointer;
       const json::json_pointer jp(ptr);
       const bool has = r.contains(jp) && r.at(jp).is_number();
       csv += "," + (has ? r.at(jp).dump() : std::string());
