@@ -131,14 +131,6 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (timeline) analysis::write_file_atomic(trace->path, timeline->to_json());
 
-  if (std::getenv("URINGSIM_DEBUG_THREADS"))  // developer aid: where every thread ended
-    for (const auto& t : engine.threads())
-      fmt::print(stderr, "thread {} ({}) cpu {} state {}\n", t->name(), t->comm(), t->cpu(),
-                 static_cast<int>(t->state()));
-  if (std::getenv("URINGSIM_DEBUG_THREADS"))
-    for (const sim::Lock* l : engine.locks())
-      fmt::print(stderr, "lock {} owner {} waiters {}\n", l->name(), l->owner() ? l->owner()->name() : "-",
-                 l->waiters());
   RunOutput out;
   nlohmann::json& r = out.results;
   r = metrics.to_json();

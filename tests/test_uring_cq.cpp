@@ -18,6 +18,7 @@ TEST_CASE("uring: CQ overflow keeps every completion and the application reads t
   pc.wakeup_latency_ns = kL;
   KernelConfig k = test::test_kernel();
   k.era = "6.x";  // new CQEs queue behind pending overflow (io_cqe_cache_refill, 6.1+)
+  k.tw_on_enter = false;
   k.cq_entries = 2;
   k.max_bound = 6;
   UringWorld w(8, pc, k, test::zero_uring_costs());

@@ -86,6 +86,7 @@ TEST_CASE("uring: blocking async mode: a forced-async recv on an empty socket sl
   uc.tcp_recv = 200;
   KernelConfig k = test::test_kernel();
   k.era = "5.15";
+  k.poll_once = true;
   k.async_mode = AsyncMode::Blocking;
   k.apoll_ready = ApollReady::Inline;
   UringWorld w(3, pc, k, uc);

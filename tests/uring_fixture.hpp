@@ -29,6 +29,7 @@ namespace uringsim::test {
 inline models::KernelConfig test_kernel() {
   models::KernelConfig k;
   k.era = "5.16";
+  k.tw_on_enter = true;  // 5.16 still runs task_work on entry
   k.async_mode = models::AsyncMode::Hybrid;
   k.apoll_ready = models::ApollReady::TaskWork;
   k.max_bound = 4;

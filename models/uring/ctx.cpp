@@ -59,7 +59,7 @@ void IoRingCtx::release(Request& req) {
 int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
   auto& self = sim::current();
   self.charge(c_.syscall, syms().enter);
-  if (k_.era != "6.x") owner_.run();  // pending task_work runs on entry until 6.1
+  if (k_.tw_on_enter) owner_.run();
   flush_overflow();
   const std::size_t n = std::min<std::size_t>(sqes.size(), static_cast<std::size_t>(k_.sq_entries));
   if (n > 0) {
@@ -68,7 +68,6 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       Request& req = *sqes[i];
       self.charge(c_.sqe_submit, syms().submit);
       if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
-      req.t_submit_ns = self.local_now_ns();
       ++stats_.sqes_submitted;
       trace_step(req, 's', op_name(req.op));
       queue_sqe(req);
@@ -137,7 +136,7 @@ void IoRingCtx::queue_async_work(Request& req) {
 
 IoRingCtx::Apoll IoRingCtx::arm_poll(Request& req) {
   // 5.15 refuses to poll a request twice (REQ_F_POLLED): a spurious wake-up punts it to io-wq.
-  if (k_.era == "5.15" && req.polled) return Apoll::Aborted;
+  if (k_.poll_once && req.polled) return Apoll::Aborted;
   sim::current().charge(c_.poll_arm, syms().arm);
   req.polled = true;
   if (req.file->poll_ready(req)) {

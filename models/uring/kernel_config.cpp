@@ -27,6 +27,8 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.max_bound = mb > 0 ? mb : std::min(k.sq_entries, 4 * cores);
   k.max_unbound = mu > 0 ? mu : kUnlimitedWorkers;
   const auto lock = s.at("/kernel/iowq/lock").get<std::string>();
+  k.tw_on_enter = k.era != "6.x";
+  k.poll_once = before_516;
   k.iowq_split_lock = lock == "split" || (lock == "auto" && (k.era == "5.18" || k.era == "6.x"));
   k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
   return k;

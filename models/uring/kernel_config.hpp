@@ -18,6 +18,8 @@ struct KernelConfig {
   int max_bound = 0;            // resolved: never 0
   int max_unbound = 0;          // resolved: never 0
   bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone
+  bool tw_on_enter = false;     // io_uring_enter runs pending task_work on entry (until 6.1)
+  bool poll_once = false;       // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
   sim::TimeNs worker_idle_timeout_ns = 5e9;
   int sq_entries = 4096;
   int cq_entries = 8192;

@@ -34,7 +34,6 @@ struct Request {
   std::uint32_t wq_hash = 0;
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
-  sim::TimeNs t_submit_ns = 0;
 };
 
 }  // namespace uringsim::models

@@ -22,8 +22,7 @@ constexpr sim::TimeNs kFirstSendSpreadNs = 100e3;
 }  // namespace
 
 EchoModel::EchoModel(const config::Scenario& s)
-    : scenario_(s),
-      k_(KernelConfig::from(s)),
+    : k_(KernelConfig::from(s)),
       c_(UringCosts::from(s.costs)),
       connections_(s.at("/workload/connections").get<int>()),
       msg_bytes_(s.at("/workload/msg_bytes").get<std::uint32_t>()),

@@ -50,7 +50,6 @@ class EchoModel final : public Model {
   void sampler_main();
   Request& make_request(Op op, int conn);
 
-  const config::Scenario& scenario_;
   KernelConfig k_;
   UringCosts c_;
   int connections_;
