@@ -31,6 +31,7 @@ Lock::~Lock() {
 void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   owner_ = &self;
   owner_site_ = site;
+  moved_ = last_cpu_ >= 0 && last_cpu_ != self.cpu();
   last_cpu_ = self.cpu();
   acquired_at_ = Engine::get().clock_ns();
   LockSiteStats& s = sites_[site];
@@ -47,9 +48,8 @@ void Lock::lock(Label site) {
   self.flush();  // the request reaches the lock after the caller's earlier work
   if (owner_ == &self) throw std::logic_error("lock " + name_ + ": recursive acquisition by " + self.name());
   if (!owner_) {
-    const bool migrated = last_cpu_ >= 0 && last_cpu_ != self.cpu();
     acquired(self, site, 0, false);
-    fast_path_cost(self, migrated);
+    fast_path_cost(self, moved_);
     return;
   }
   const TimeNs t0 = Engine::get().clock_ns();
@@ -65,9 +65,8 @@ bool Lock::try_lock(Label site) {
   Thread& self = current();
   self.flush();
   if (owner_) return false;
-  const bool migrated = last_cpu_ >= 0 && last_cpu_ != self.cpu();
   acquired(self, site, 0, false);
-  fast_path_cost(self, migrated);
+  fast_path_cost(self, moved_);
   return true;
 }
 

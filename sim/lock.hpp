@@ -35,6 +35,9 @@ class Lock {
   bool held() const { return owner_ != nullptr; }
   const Thread* owner() const { return owner_; }
   std::size_t waiters() const { return queue_.size(); }
+  // The current holder took the lock from a holder on another CPU: the lock's cache line, and the
+  // lines of the data it protects, had to move. Models charge the data lines they touch.
+  bool moved() const { return moved_; }
 
   // Statistics per acquiring call site: whole run, and since the window start.
   const std::map<Label, LockSiteStats>& sites() const { return sites_; }
@@ -55,6 +58,7 @@ class Lock {
   Thread* owner_ = nullptr;
   Label owner_site_ = 0;
   int last_cpu_ = -1;  // CPU of the previous holder: where the lock's cache line is
+  bool moved_ = false;
   TimeNs acquired_at_ = 0;
   std::deque<Thread*> queue_;
   std::map<Label, LockSiteStats> sites_, base_;

@@ -91,6 +91,7 @@ class IoWq {
   void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
   void hash_done(IoWqAcct& acct, std::uint32_t hash);
   sim::SpinLock& list_lock(IoWqAcct& a) { return split_ ? *a.lock : *wqe_lock_; }
+  void touch(const sim::Lock& l, double lines, sim::Label symbol);  // shared data lines of a section
 
   sim::Engine& engine_;
   KernelConfig k_;

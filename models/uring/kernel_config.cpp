@@ -55,6 +55,10 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.iowq_enqueue = t.get("iowq_enqueue_cycles");
   c.iowq_get_work = t.get("iowq_get_work_cycles");
   c.iowq_worker_busy = t.get("iowq_worker_busy_cycles");
+  c.iowq_list_lines = t.get("iowq_list_lines");
+  c.iowq_free_list_lines = t.get("iowq_free_list_lines");
+  c.iowq_count_lines = t.get("iowq_count_lines");
+  c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
   c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");

@@ -35,6 +35,10 @@ struct UringCosts {
   sim::Cycles client_round_trip;
   sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
   sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
+  // Shared data lines written inside io-wq's locked sections, and what one line costs to fetch from
+  // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
+  double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
+  sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
 
   static UringCosts from(const config::CostTable& t);
