@@ -32,6 +32,7 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   owner_ = &self;
   owner_site_ = site;
   moved_ = last_cpu_ >= 0 && last_cpu_ != self.cpu();
+  last_wait_ns_ = waited;
   last_cpu_ = self.cpu();
   acquired_at_ = Engine::get().clock_ns();
   LockSiteStats& s = sites_[site];

@@ -4,12 +4,18 @@
 
 #include "models/uring/file.hpp"
 #include "models/uring/iowq.hpp"
+#include "sim/engine.hpp"
 #include "sim/thread.hpp"
 
 namespace uringsim::models {
 namespace {
 // Deferred completions are flushed when the batch array fills (IO_COMPL_BATCH in 5.15).
 constexpr std::size_t kComplBatch = 32;
+
+// Moves a request to another stage of its latency breakdown at the caller's local time.
+void to_stage(Request& req, Stage s) {
+  LatencyBreakdown::move(req, s, sim::current().local_now_ns());
+}
 
 struct Syms {
   sim::Label enter = sim::intern("io_uring_enter"), submit = sim::intern("io_submit_sqes"),
@@ -49,6 +55,7 @@ Request& IoRingCtx::new_request() {
   *r = Request{};
   r->id = next_id_++;
   r->ctx = this;
+  LatencyBreakdown::start(*r, sim::current().local_now_ns());
   return *r;
 }
 
@@ -69,6 +76,7 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       self.charge(c_.sqe_submit, syms().submit);
       if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
       ++stats_.sqes_submitted;
+      to_stage(req, Stage::Issue);
       trace_step(req, 's', op_name(req.op));
       queue_sqe(req);
     }
@@ -85,6 +93,8 @@ bool IoRingCtx::pop_cqe(Cqe& out) {
   if (cq_.empty()) return false;
   out = cq_.front();
   cq_.pop_front();
+  const auto& e = sim::Engine::get();
+  breakdown_.finish(*out.req, sim::current().local_now_ns(), e.window_start_ns(), e.window_end_ns());
   return true;
 }
 
@@ -113,8 +123,10 @@ void IoRingCtx::issue_inline(Request& req) {
     case Apoll::Ready:
       if (k_.apoll_ready == ApollReady::Inline)
         issue_inline(req);  // 5.15: goto issue_sqe
-      else
+      else {
+        to_stage(req, Stage::TaskWorkDelay);
         owner_.add(this, [this, &req] { poll_task_func(req); });  // 5.16+: io_req_task_queue
+      }
       return;
     case Apoll::Aborted:
       queue_async_work(req);
@@ -130,6 +142,7 @@ void IoRingCtx::queue_async_work(Request& req) {
   req.wq_hashed = h != 0;
   req.wq_hash = h;
   ++stats_.punted;
+  to_stage(req, Stage::IoWqQueue);
   trace_step(req, 't', "punt to io-wq");
   wq_.enqueue(req);
 }
@@ -144,6 +157,7 @@ IoRingCtx::Apoll IoRingCtx::arm_poll(Request& req) {
     return Apoll::Ready;
   }
   ++stats_.poll_armed;
+  to_stage(req, Stage::PollWait);
   trace_step(req, 't', "poll armed");
   req.file->add_poll(req);
   return Apoll::Ok;
@@ -152,11 +166,13 @@ IoRingCtx::Apoll IoRingCtx::arm_poll(Request& req) {
 void IoRingCtx::poll_wake(Request& req) {
   sim::current().charge(c_.poll_wake, syms().wake);
   ++stats_.poll_woken;
+  to_stage(req, Stage::TaskWorkDelay);
   owner_.add(this, [this, &req] { poll_task_func(req); });
 }
 
 void IoRingCtx::poll_task_func(Request& req) {
   // Runs in the owner's task_work with uring_lock held: a fresh non-blocking issue.
+  to_stage(req, Stage::Issue);
   trace_step(req, 't', "task_work re-issue");
   issue_inline(req);
 }
@@ -215,6 +231,7 @@ void IoRingCtx::flush_completions() {
 void IoRingCtx::complete_post(Request& req) {
   ++stats_.iowq_completed;
   completion_lock_.lock(syms().site_post);
+  LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
   post_cqe(req);
   completion_lock_.unlock();
   cq_ev_posted();
@@ -223,6 +240,7 @@ void IoRingCtx::complete_post(Request& req) {
 void IoRingCtx::post_cqe(Request& req) {
   sim::current().charge(c_.cqe_post, syms().post);
   ++stats_.cqes_posted;
+  to_stage(req, Stage::CqWait);
   trace_step(req, 'f', "CQE");
   const Cqe cqe{req.user_data, req.result, &req};
   // A full CQ never loses a completion: it waits on the overflow list, in order.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/uring/breakdown.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/task.hpp"
@@ -50,6 +51,7 @@ class IoRingCtx {
   void tw_end();                                             // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
+  const LatencyBreakdown& breakdown() const { return breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
   std::size_t overflow_len() const { return overflow_.size(); }
   Task& owner() { return owner_; }
@@ -85,6 +87,7 @@ class IoRingCtx {
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
   UringStats stats_;
+  LatencyBreakdown breakdown_;
 };
 
 }  // namespace uringsim::models

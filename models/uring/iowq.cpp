@@ -35,12 +35,14 @@ void IoWq::touch(const sim::Lock& l, double lines, sim::Label symbol) {
 }
 
 void IoWqWorker::before_block() {
+  if (current_) LatencyBreakdown::move(*current_, Stage::NetOrDevice, sim::current().local_now_ns());
   ++acct_.blocked_in_work;
   wq_.worker_sleeping(*this);
 }
 void IoWqWorker::after_block() {
   --acct_.blocked_in_work;
   wq_.worker_running(*this);
+  if (current_) LatencyBreakdown::move(*current_, Stage::WorkerRun, sim::current().local_now_ns());
 }
 
 IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner,
@@ -67,6 +69,7 @@ IoWq::~IoWq() = default;
 void IoWq::enqueue(Request& req) {
   IoWqAcct& acct = acct_[req.wq_unbound ? 1 : 0];
   list_lock(acct).lock(syms().site_enqueue);
+  LatencyBreakdown::lock_wait(req, list_lock(acct).last_wait_ns());
   sim::current().charge(c_.iowq_enqueue, syms().enqueue);
   touch(list_lock(acct), c_.iowq_list_lines, syms().enqueue);
   // Hashed work goes right after the last item of its bucket, so each chain stays contiguous.
@@ -81,6 +84,7 @@ void IoWq::enqueue(Request& req) {
   if (split_) {  // the free list stays under wqe->lock
     acct.lock->unlock();
     wqe_lock_->lock(syms().site_enqueue);
+    LatencyBreakdown::lock_wait(req, wqe_lock_->last_wait_ns());
   }
   touch(*wqe_lock_, c_.iowq_free_list_lines, syms().enqueue);
   const bool do_create = !activate_free_worker(acct);
@@ -195,9 +199,16 @@ void IoWq::handle_work(IoWqWorker& w) {
   for (;;) {
     std::vector<Request*> chain;
     Request* req = get_next_work(acct, chain);
+    // The worker waited for the list lock before it knew which item it would get: that wait
+    // delayed the item it got.
+    const sim::TimeNs list_wait = list_lock(acct).last_wait_ns();
+    sim::TimeNs busy_wait = 0;
     if (split_) {
       acct.lock->unlock();
-      if (req) wqe_lock_->lock(syms().site_busy);
+      if (req) {
+        wqe_lock_->lock(syms().site_busy);
+        busy_wait = wqe_lock_->last_wait_ns();
+      }
     }
     if (req && w.free_) {  // __io_worker_busy
       self.charge(c_.iowq_worker_busy, syms().busy);
@@ -211,9 +222,13 @@ void IoWq::handle_work(IoWqWorker& w) {
     const bool hashed = req->wq_hashed;
     const std::uint32_t hash = req->wq_hash;
     for (Request* r : chain) {
+      if (r == req) LatencyBreakdown::lock_wait(*r, list_wait + busy_wait);  // inside its queue time
+      LatencyBreakdown::move(*r, Stage::WorkerRun, self.local_now_ns());
       self.charge(c_.iowq_work_overhead, syms().handle);
       trace_step(*r, 't', "io-wq worker");
+      w.current_ = r;
       r->ctx->io_wq_submit_work(*r, w);
+      w.current_ = nullptr;
     }
     if (hashed) hash_done(acct, hash);
     list_lock(acct).lock(syms().site_handle);

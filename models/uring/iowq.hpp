@@ -62,6 +62,7 @@ class IoWqWorker final : public BlockHooks {
   bool free_ = false;            // IO_WORKER_F_FREE: on the free list
   bool asleep_ = false;          // sleeping idle (wake_up_process would succeed)
   bool create_pending_ = false;  // create_state: one creation request in flight
+  Request* current_ = nullptr;   // the work item being run (its latency breakdown sees blocking)
 };
 
 class IoWq {

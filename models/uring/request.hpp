@@ -2,6 +2,7 @@
 // A request (struct io_kiocb): one SQE's journey through the issue paths to its CQE.
 #include <cstdint>
 
+#include "models/uring/breakdown.hpp"
 #include "sim/types.hpp"
 
 namespace uringsim::models {
@@ -34,6 +35,8 @@ struct Request {
   std::uint32_t wq_hash = 0;
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
+
+  StageClock clock;  // where its latency goes (breakdown.hpp)
 };
 
 }  // namespace uringsim::models

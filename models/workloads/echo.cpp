@@ -231,6 +231,7 @@ void EchoModel::report(nlohmann::json& r) const {
                 {"iowq_completed", s.iowq_completed},
                 {"worker_blocking_issues", s.worker_blocked},
                 {"task_work_items", task_->items_run()}};
+  r["breakdown"] = ctx_->breakdown().to_json();
   r["echo"] = {{"connections", connections_},
                {"async_mode", k_.async_mode == AsyncMode::Hybrid ? "hybrid" : "blocking"},
                {"round_trips_window", round_trips_window_}};

@@ -21,6 +21,7 @@ struct RunOptions {
   bool quiet = false;
   bool profile = false;      // print the perf-style profile
   bool locks = false;        // print lock statistics
+  bool breakdown = false;    // print the request latency breakdown
   std::string trace_file;    // --trace: Chrome/Perfetto timeline
   std::string trace_window;  // --trace-window-ms a:b
 };
