@@ -23,6 +23,11 @@ struct KernelConfig {
   sim::TimeNs worker_idle_timeout_ns = 5e9;
   int sq_entries = 4096;
   int cq_entries = 8192;
+  // SQPOLL (kernel.sqpoll)
+  sim::TimeNs sq_idle_ns = 1e9;         // sq_thread_idle
+  bool sq_deputy = false;               // seed 001's IORING_ENTER_SQ_DEPUTY (never merged)
+  bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
+  int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE
 
   static KernelConfig from(const config::Scenario& s);
 };
@@ -36,6 +41,7 @@ struct UringCosts {
   sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
   sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
   sim::Cycles app_cqe, app_sqe_prep;
+  sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io;
 
   static UringCosts from(const config::CostTable& t);
 };

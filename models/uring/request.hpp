@@ -8,6 +8,7 @@ namespace uringsim::models {
 
 class File;
 class IoRingCtx;
+class Task;
 
 enum class Op { Recv, Send, Read, Write, Nop };
 const char* op_name(Op op);
@@ -34,6 +35,9 @@ struct Request {
   std::uint32_t wq_hash = 0;
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
+
+  Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
+  bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
 };
 
 }  // namespace uringsim::models

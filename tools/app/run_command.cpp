@@ -143,6 +143,7 @@ int cmd_run(const RunOptions& o) {
                                 result.run_info["real_time_factor"].get<double>())});
     rows.push_back({"results", out + "/results.json"});
     std::cout << analysis::render_table({}, rows);
+    if (!result.text.empty()) std::cout << "\n" << result.text;
   }
   if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
   if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
