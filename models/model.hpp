@@ -25,6 +25,8 @@ class Model {
   virtual void report(nlohmann::json& results) const {}
   // Extra lines of the human summary: (label, value).
   virtual std::vector<std::pair<std::string, std::string>> summary() const { return {}; }
+  // Free-form text printed after the summary table (e.g. fio's own report layout); "" for none.
+  virtual std::string text_report() const { return ""; }
 };
 
 // The model for the scenario's workload.type. InputError for a type no model implements.

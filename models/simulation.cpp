@@ -175,6 +175,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                            fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
                                        rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
   for (auto& line : model->summary()) out.summary.push_back(std::move(line));
+  out.text = model->text_report();
   if (engine.deadlocked()) out.summary.emplace_back("DEADLOCK", "every thread was blocked before the end");
   return out;
 }

@@ -15,6 +15,7 @@ struct RunOutput {
   nlohmann::json results;   // deterministic: same scenario + seed => same bytes
   nlohmann::json run_info;  // what varies from run to run: wall time, events/s, memory
   std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
+  std::string text;  // the model's free-form report (Model::text_report), printed after the summary
 };
 
 // A timeline to record: Chrome/Perfetto trace-event JSON written to `path` for [start_ms, end_ms].

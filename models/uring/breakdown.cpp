@@ -71,6 +71,11 @@ void LatencyBreakdown::finish(Request& req, sim::TimeNs t, sim::TimeNs window_st
   records_.push_back(r);
 }
 
+void LatencyBreakdown::merge(const LatencyBreakdown& o) {
+  records_.insert(records_.end(), o.records_.begin(), o.records_.end());
+  max_residual_ = std::max(max_residual_, o.max_residual_);
+}
+
 nlohmann::json LatencyBreakdown::to_json() const {
   auto summarize = [](const std::vector<const Record*>& rs) {
     nlohmann::json j;

@@ -46,6 +46,7 @@ class LatencyBreakdown {
   // The application reads the CQE at t; reported if t is inside the measurement window.
   void finish(Request& req, sim::TimeNs t, sim::TimeNs window_start_ns, sim::TimeNs window_end_ns);
 
+  void merge(const LatencyBreakdown& o);  // several rings reported as one (fio numjobs)
   std::uint64_t requests() const { return records_.size(); }
   // Largest |sum of stages - latency| over the reported requests (ns): rounding only.
   double max_residual_ns() const { return max_residual_; }

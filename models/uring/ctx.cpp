@@ -1,9 +1,12 @@
 #include "models/uring/ctx.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "models/uring/file.hpp"
 #include "models/uring/iowq.hpp"
+#include "models/uring/sqpoll.hpp"
 #include "sim/engine.hpp"
 #include "sim/thread.hpp"
 
@@ -107,6 +110,11 @@ void IoRingCtx::queue_sqe(Request& req) {
 }
 
 void IoRingCtx::issue_inline(Request& req) {
+  if (req.file->issue_async(req)) {     // -EIOCBQUEUED: the drive has it
+    to_stage(req, Stage::NetOrDevice);  // for polled I/O, until a poller reaps it
+    if (iopoll_) iopoll_list_.push_back(&req);
+    return;
+  }
   if (req.file->try_issue(req)) {
     ++stats_.inline_completed;
     complete_deferred(req);
@@ -263,6 +271,11 @@ void IoRingCtx::flush_overflow() {
 }
 
 void IoRingCtx::cq_ev_posted() {
+  if (cq_spinner_) {  // user space spinning on the CQ tail sees it
+    sim::Thread* t = cq_spinner_;
+    cq_spinner_ = nullptr;
+    t->unpark();
+  }
   // io_wake_function: the waiter is woken only once enough CQEs are there.
   if (cq_wait_nr_ > 0 && static_cast<int>(cq_.size() + overflow_.size()) >= cq_wait_nr_ && !cq_wait_.empty())
     cq_wait_.wake_all();
@@ -282,6 +295,178 @@ void IoRingCtx::cqring_wait(int min_complete) {
     owner_.sleeping_on(nullptr);
     cq_wait_nr_ = 0;
   }
+}
+
+}  // namespace uringsim::models
+
+// --- SQ-ring paths: SQPOLL, IOPOLL, the deputy (docs/models/sqpoll.md) ---
+namespace uringsim::models {
+namespace {
+struct RingSyms {
+  sim::Label iopoll = sim::intern("io_do_iopoll"), iopoll_spin = sim::intern("io_iopoll_check (spin)"),
+             user_spin = sim::intern("[app] reap spin (CQ)"), complete = sim::intern("io_complete_rw"),
+             sq_push = sim::intern("[app] io_uring SQ write");
+  sim::Label site_deputy = sim::intern("io_uring_enter (SQ deputy)"), site_sq = sim::intern("io_sq_thread"),
+             site_iopoll = sim::intern("io_iopoll_check");
+};
+const RingSyms& rsyms() {
+  static const RingSyms s;
+  return s;
+}
+constexpr sim::TimeNs kForever = std::numeric_limits<double>::infinity();
+}  // namespace
+
+void IoRingCtx::sq_push(Request& req) {
+  // The SQE becomes visible at the application's own time, not at the clock of its pending work.
+  sim::current().flush();
+  sq_ring_.push_back(&req);
+  if (sqd_) sqd_->kick();
+}
+
+int IoRingCtx::submit_sqes(int nr, Task& submitter) {
+  auto& self = sim::current();
+  int n = 0;
+  while (n < nr && !sq_ring_.empty() && n < k_.sq_entries) {
+    Request& req = *sq_ring_.front();
+    sq_ring_.pop_front();
+    self.charge(c_.sqe_submit, syms().submit);
+    if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
+    req.task = &submitter;
+    ++stats_.sqes_submitted;
+    to_stage(req, Stage::Issue);
+    trace_step(req, 's', op_name(req.op));
+    queue_sqe(req);
+    ++n;
+  }
+  flush_completions();
+  return n;
+}
+
+int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
+  auto& self = sim::current();
+  self.charge(c_.syscall, syms().enter);
+  if (k_.tw_on_enter) owner_.run();
+  flush_overflow();
+  int ret = 0;
+  if (sqpoll_) {
+    if ((flags & kEnterSqWakeup) && sqd_) {
+      ++stats_.sq_wakeup_enters;
+      sqd_->wake();
+      // Seed 001 (never merged): the waker submits a few SQEs itself, after the wake, unless the
+      // ring polls for completions.
+      if (k_.sq_deputy && (!iopoll_ || k_.sq_deputy_under_iopoll) && to_submit > 0) {
+        ++stats_.deputy_calls;
+        uring_lock_.lock(rsyms().site_deputy);
+        const int n = submit_sqes(std::min(to_submit, k_.sq_submit_cap), owner_);
+        stats_.deputy_submitted += static_cast<std::uint64_t>(n);
+        uring_lock_.unlock();
+      }
+    }
+    ret = to_submit;  // SQPOLL: io_uring_enter returns to_submit
+  } else if (to_submit > 0) {
+    uring_lock_.lock(syms().site_enter);
+    ret = submit_sqes(to_submit, owner_);
+    uring_lock_.unlock();
+  }
+  if ((flags & kEnterGetEvents) && min_complete > 0) {
+    if (iopoll_ && !sqpoll_)
+      iopoll_check(min_complete);
+    else
+      cqring_wait(min_complete);
+  }
+  owner_.run();
+  return ret;
+}
+
+void IoRingCtx::spin_for_cqes(std::size_t min) {
+  auto& self = sim::current();
+  while (cq_.size() < min) {
+    if (owner_.pending()) {  // TIF_NOTIFY_SIGNAL: into the kernel to run it, then back
+      owner_.run();
+      continue;
+    }
+    cq_spinner_ = &self;
+    owner_.set_kick([this, &self] {
+      if (cq_spinner_ != &self) return;
+      cq_spinner_ = nullptr;
+      self.unpark();
+    });
+    self.spin_for_ns(kForever, rsyms().user_spin);
+    cq_spinner_ = nullptr;
+    owner_.set_kick(nullptr);
+  }
+}
+
+bool IoRingCtx::iopoll_any_done() const {
+  return std::any_of(iopoll_list_.begin(), iopoll_list_.end(),
+                     [](const Request* r) { return r->iopoll_done; });
+}
+
+int IoRingCtx::do_iopoll() {
+  auto& self = sim::current();
+  self.charge(c_.iopoll_pass, rsyms().iopoll);
+  ++stats_.iopoll_passes;
+  int n = 0;
+  for (auto it = iopoll_list_.begin(); it != iopoll_list_.end();) {
+    Request& req = **it;
+    if (!req.iopoll_done) {
+      ++it;
+      continue;
+    }
+    it = iopoll_list_.erase(it);
+    self.charge(c_.rw_complete, rsyms().complete);
+    ++stats_.iopoll_reaped;
+    ++n;
+    complete_deferred(req);
+  }
+  flush_completions();
+  return n;
+}
+
+void IoRingCtx::iopoll_check(int min_complete) {
+  auto& self = sim::current();
+  for (;;) {
+    uring_lock_.lock(rsyms().site_iopoll);
+    do_iopoll();
+    uring_lock_.unlock();
+    if (static_cast<int>(cq_.size()) >= min_complete || iopoll_list_.empty()) return;
+    // Nothing found: poll again; a pass can only find something once the drive has completed it.
+    iopoll_spinner_ = &self;
+    if (!iopoll_any_done()) self.spin_for_ns(kForever, rsyms().iopoll_spin);
+    iopoll_spinner_ = nullptr;
+  }
+}
+
+void IoRingCtx::iopoll_device_done(Request& req) {
+  (void)req;
+  if (sqd_) {
+    sqd_->kick();
+  } else if (iopoll_spinner_) {
+    sim::Thread* t = iopoll_spinner_;
+    iopoll_spinner_ = nullptr;
+    t->unpark();
+  }
+}
+
+void IoRingCtx::rw_complete_irq(Request& req) {
+  sim::current().charge(c_.rw_complete, rsyms().complete);
+  ++stats_.irq_completions;
+  to_stage(req, Stage::TaskWorkDelay);
+  Task* t = req.task ? req.task : &owner_;
+  t->add(this, [this, &req] { complete_deferred(req); });
+}
+
+bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
+  const int to_submit =
+      static_cast<int>(std::min<std::size_t>(sq_ring_.size(), static_cast<std::size_t>(cap)));
+  if (to_submit == 0 && iopoll_list_.empty()) return false;
+  uring_lock_.lock(rsyms().site_sq);
+  if (!iopoll_list_.empty()) do_iopoll();
+  int n = 0;
+  if (to_submit > 0) n = submit_sqes(to_submit, sq_task);
+  stats_.sq_thread_submitted += static_cast<std::uint64_t>(n);
+  uring_lock_.unlock();
+  return n > 0 || !iopoll_list_.empty();
 }
 
 }  // namespace uringsim::models

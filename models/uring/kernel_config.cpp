@@ -31,6 +31,10 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.poll_once = before_516;
   k.iowq_split_lock = lock == "split" || (lock == "auto" && (k.era == "5.18" || k.era == "6.x"));
   k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
+  k.sq_idle_ns = s.at("/kernel/sqpoll/idle_us").get<double>() * 1e3;
+  k.sq_deputy = s.at("/kernel/sqpoll/deputy").get<bool>();
+  k.sq_deputy_under_iopoll = s.at("/kernel/sqpoll/deputy_under_iopoll").get<bool>();
+  k.sq_submit_cap = s.at("/kernel/sqpoll/submit_cap").get<int>();
   return k;
 }
 
@@ -63,6 +67,12 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");
   c.app_sqe_prep = t.get("app_sqe_prep_cycles");
+  c.nvme_submit = t.get("nvme_submit_cycles");
+  c.rw_complete = t.get("rw_complete_cycles");
+  c.irq_handle = t.get("irq_handle_cycles");
+  c.iopoll_pass = t.get("iopoll_pass_cycles");
+  c.sq_loop_pass = t.get("sq_loop_pass_cycles");
+  c.fio_io = t.get("fio_io_cycles");
   return c;
 }
 

@@ -23,6 +23,11 @@ struct KernelConfig {
   sim::TimeNs worker_idle_timeout_ns = 5e9;
   int sq_entries = 4096;
   int cq_entries = 8192;
+  // SQPOLL (kernel.sqpoll)
+  sim::TimeNs sq_idle_ns = 1e9;         // sq_thread_idle
+  bool sq_deputy = false;               // seed 001's IORING_ENTER_SQ_DEPUTY (never merged)
+  bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
+  int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE
 
   static KernelConfig from(const config::Scenario& s);
 };
@@ -40,6 +45,7 @@ struct UringCosts {
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
+  sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io;
 
   static UringCosts from(const config::CostTable& t);
 };

@@ -9,6 +9,7 @@ namespace uringsim::models {
 
 class File;
 class IoRingCtx;
+class Task;
 
 enum class Op { Recv, Send, Read, Write, Nop };
 const char* op_name(Op op);
@@ -36,7 +37,9 @@ struct Request {
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
 
-  StageClock clock;  // where its latency goes (breakdown.hpp)
+  StageClock clock;          // where its latency goes (breakdown.hpp)
+  Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
+  bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
 };
 
 }  // namespace uringsim::models

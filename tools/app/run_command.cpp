@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <iostream>
 
@@ -58,7 +60,9 @@ std::string render_breakdown(const nlohmann::json& b) {
   std::vector<std::vector<std::string>> rows;
   const double lm = mean.at("latency_us").get<double>(), lt = tail.at("latency_us").get<double>();
   for (const auto& [stage, v] : mean.at("stages_us").items()) {
-    const double m = v.get<double>(), t = tail.at("stages_us").at(stage).get<double>();
+    // Stages timed from different threads' clocks can be off by rounding: show -0 as 0.
+    auto clean = [](double x) { return std::abs(x) < 5e-4 ? 0.0 : x; };
+    const double m = clean(v.get<double>()), t = clean(tail.at("stages_us").at(stage).get<double>());
     rows.push_back({stage, fmt::format("{:.3f}", m), fmt::format("{:.1f}", lm > 0 ? 100 * m / lm : 0.0),
                     fmt::format("{:.3f}", t), fmt::format("{:.1f}", lt > 0 ? 100 * t / lt : 0.0)});
   }
@@ -165,6 +169,7 @@ int cmd_run(const RunOptions& o) {
                                 result.run_info["real_time_factor"].get<double>())});
     rows.push_back({"results", out + "/results.json"});
     std::cout << analysis::render_table({}, rows);
+    if (!result.text.empty()) std::cout << "\n" << result.text;
   }
   if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
   if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
