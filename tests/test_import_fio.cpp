@@ -58,6 +58,7 @@ TEST_CASE("import-fio: the seed's command line gives the sqpoll-deputy workload"
   CHECK(s["workload"] == expected);
   CHECK(s["kernel"]["sqpoll"]["idle_us"] == 110);  // the patched option is in microseconds
   CHECK(s["duration_ms"] == 300000);               // runtime=300 is seconds
+  CHECK(s["duration_ms"].is_number_integer());     // written 300000, not 300000.0
   CHECK(s["machine"]["cores"] == 36);              // CPUs 30 and 35 exist
   CHECK(s["name"] == "fio");
   CHECK_THAT(s["description"].get<std::string>(), Contains("filename=/dev/nvme1n1"));

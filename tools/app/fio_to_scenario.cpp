@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -222,6 +223,12 @@ Settings map_job(const Job& job) {
   return s;
 }
 
+// Whole numbers are written as integers (300000, not 300000.0), as a person would write them.
+nlohmann::ordered_json number(double x) {
+  if (x == std::floor(x) && std::abs(x) < 9e15) return static_cast<std::int64_t>(x);
+  return x;
+}
+
 std::string default_name(const Job& job, const ImportOptions& opts) {
   if (!opts.name.empty()) return opts.name;
   if (!job.name.empty()) return job.name;
@@ -281,7 +288,8 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
   }
 
   const Job& job = *chosen.front();
-  std::string description = fmt::format("Imported by uringsim import-fio from {}", opts.source);
+  std::string description = "Imported by uringsim import-fio from " +
+                            (opts.source == "--cmdline" ? std::string("a fio command line") : opts.source);
   if (!job.name.empty()) description += fmt::format(", job \"{}\"", job.name);
   description += ".";
   if (!s.no_effect.empty()) {
@@ -298,10 +306,10 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
   auto& sc = out.scenario;
   sc["name"] = default_name(job, opts);
   sc["description"] = description;
-  if (s.runtime_us) sc["duration_ms"] = *s.runtime_us / kUsPerMs;
-  if (s.ramp_us) sc["warmup_ms"] = *s.ramp_us / kUsPerMs;
+  if (s.runtime_us) sc["duration_ms"] = number(*s.runtime_us / kUsPerMs);
+  if (s.ramp_us) sc["warmup_ms"] = number(*s.ramp_us / kUsPerMs);
   sc["machine"] = {{"cores", cores}};
-  if (s.sq_idle_us) sc["kernel"] = {{"sqpoll", {{"idle_us", *s.sq_idle_us}}}};
+  if (s.sq_idle_us) sc["kernel"] = {{"sqpoll", {{"idle_us", number(*s.sq_idle_us)}}}};
   sc["workload"] = {{"type", "fio"},
                     {"rw", s.rw},
                     {"rwmixread", s.rwmixread},
