@@ -67,6 +67,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       "--trace-window-ms", o.trace_window,
       "Simulated time span of the timeline, a:b in ms (default: the first 5 ms after the warm-up)");
   cmd.add_flag("--locks", o.locks, "Print lock statistics per lock and call site, like /proc/lock_stat");
+  cmd.add_flag("--allow-violations", o.allow_violations,
+               "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
 }
 
 int cmd_run(const RunOptions& o) {
@@ -144,9 +146,18 @@ int cmd_run(const RunOptions& o) {
     rows.push_back({"results", out + "/results.json"});
     std::cout << analysis::render_table({}, rows);
   }
+  if (!o.quiet)
+    for (const auto& r : result.reports) std::cout << "\n" << r;
   if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
   if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
-  return result.results.value("deadlock", false) ? kExitFailed : kExitOk;
+  if (result.checks_ok || o.allow_violations) return kExitOk;
+  const auto& c = result.results.at("checks");
+  std::cerr << fmt::format(
+      "error: design-review checks failed ({} violations, {} lock-order cycles{}); results are in {}; "
+      "--allow-violations exits 0\n",
+      c.at("violations_total").get<std::uint64_t>(), c.at("lock_order").at("cycles").size(),
+      c.at("deadlock").is_null() ? "" : ", deadlock", out);
+  return kExitFailed;
 }
 
 }  // namespace uringsim::app
