@@ -23,11 +23,23 @@ void QueuePool::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   engine_ = &engine;
   metrics_ = &metrics;
   lock_ = std::make_unique<sim::SpinLock>("queue.list_lock");
+  idle_ = std::make_unique<sim::WaitQueue>("queue.idle_workers");
   // CPU 0 runs the producer; workers take the next CPUs, wrapping around if there are fewer cores.
   engine.spawn("producer", "producer", 0, [this] { producer(); });
   for (int i = 0; i < servers_; ++i)
     engine.spawn(fmt::format("worker-{}", i), "worker", cores_ > 1 ? 1 + i % (cores_ - 1) : 0,
                  [this] { worker(); });
+
+  // Topology (uringsim graph --kind topology).
+  engine.declare("queue", "queue.list");
+  engine.declare_edge("queue.list", "queue.list_lock", "protected by");
+  engine.declare_edge("producer", "queue.list", "queue_enqueue");
+  engine.declare_edge("producer", "queue.idle_workers", "wake_one");
+  for (int i = 0; i < servers_; ++i) {
+    const auto w = fmt::format("worker-{}", i);
+    engine.declare_edge(w, "queue.list", "queue_get_work");
+    engine.declare_edge(w, "queue.idle_workers", "sleeps when empty");
+  }
 }
 
 void QueuePool::producer() {
@@ -42,7 +54,7 @@ void QueuePool::producer() {
     peak_queue_ = std::max(peak_queue_, list_.size());
     lock_->unlock();
     metrics_->submitted(t);
-    idle_.wake_one();
+    idle_->wake_one();
   }
 }
 
@@ -53,7 +65,7 @@ void QueuePool::worker() {
     lock_->lock(site);
     if (list_.empty()) {
       lock_->unlock();
-      idle_.wait();
+      idle_->wait(site);
       continue;
     }
     const Job job = list_.front();

@@ -38,7 +38,7 @@ class QueuePool final : public Model {
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;
   std::unique_ptr<sim::SpinLock> lock_;
-  sim::WaitQueue idle_;
+  std::unique_ptr<sim::WaitQueue> idle_;  // made in build(): named queues register with the engine
   std::deque<Job> list_;
   // Per job completed inside the measurement window, in completion order (for batch-means CIs).
   std::vector<double> response_ns_, waited_;

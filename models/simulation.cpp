@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/chrome_trace.hpp"
+#include "analysis/graphs.hpp"
 #include "analysis/io.hpp"
 #include "analysis/metrics.hpp"
 #include "models/model.hpp"
@@ -98,7 +99,62 @@ nlohmann::json locks_section(const sim::Engine& e) {
   return j;
 }
 
+nlohmann::json violation_json(const sim::Violation& v) {
+  return {{"t_ns", v.t_ns},       {"kind", v.kind},       {"thread", v.thread},        {"path", v.path},
+          {"message", v.message}, {"request", v.request}, {"locks_held", v.locks_held}};
+}
+
+// results.json `checks`, the summary lines and the lockdep-style reports.
+void report_checks(const sim::Engine& engine, RunOutput& out) {
+  const sim::Checks& c = engine.checks();
+  out.lock_order = c.lock_order();
+  const auto cycles = analysis::lock_order_cycles(out.lock_order);
+  out.wait_for = engine.deadlock_snapshot() ? *engine.deadlock_snapshot() : engine.wait_snapshot();
+
+  nlohmann::json j;
+  j["violations_total"] = c.total();
+  j["violations_by_kind"] = c.by_kind();
+  j["violations"] = nlohmann::json::array();
+  for (const auto& v : c.stored()) j["violations"].push_back(violation_json(v));
+  j["lock_order"] = analysis::lock_order_json(out.lock_order, cycles);
+  j["deadlock"] = engine.deadlocked() ? analysis::deadlock_json(out.wait_for) : nlohmann::json(nullptr);
+  out.results["checks"] = j;
+  out.checks_ok = c.total() == 0 && cycles.empty() && !engine.deadlocked();
+
+  for (const auto& [kind, n] : c.by_kind()) {
+    const sim::Violation* first = nullptr;
+    for (const auto& v : c.stored())
+      if (!first && v.kind == kind) first = &v;
+    std::string where;
+    if (first)
+      where = fmt::format(" (first at {:.0f} ns: {} in {}: {})", first->t_ns, first->thread, first->path,
+                          first->message);
+    out.summary.emplace_back("VIOLATION " + kind, std::to_string(n) + where);
+  }
+  for (const auto& cyc : cycles) {
+    out.summary.emplace_back("LOCK-ORDER CYCLE", analysis::cycle_line(cyc));
+    out.reports.push_back(analysis::lockdep_report(cyc));
+  }
+  if (engine.deadlocked()) out.summary.emplace_back("deadlock", analysis::deadlock_text(out.wait_for));
+}
+
 }  // namespace
+
+sim::Topology build_topology(const config::Scenario& scenario) {
+  const auto& doc = scenario.doc;
+  auto model = make_model(scenario);
+  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
+                           scenario.at("/machine/ghz").get<double>(), model->external_cpus()};
+  sim::Engine engine(machine, primitive_costs(scenario.costs));
+  analysis::MetricsConfig mc;
+  mc.warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
+  mc.end_ns = mc.warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
+  mc.percentiles = scenario.at("/measure/percentiles").get<std::vector<double>>();
+  mc.interval_ns = scenario.at("/measure/interval_ms").get<double>() * 1e6;
+  analysis::RunMetrics metrics(mc);
+  model->build(engine, metrics);
+  return engine.topology();
+}
 
 RunOutput simulate(const config::Scenario& scenario, const std::string& tool_version,
                    const TraceRequest* trace) {
@@ -138,14 +194,16 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["scenario"] = doc;
   r["variant"] = scenario.variant;
   r["seed"] = doc.at("seed");
-  r["simulated_ns"] = engine.clock_ns();
+  // SimGrid's clock runs on to the end date even after a deadlock stopped every thread.
+  const double simulated_ns = engine.deadlocked() ? engine.deadlock_ns() : engine.clock_ns();
+  r["simulated_ns"] = simulated_ns;
   r["deadlock"] = engine.deadlocked();
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
   r["profile"] = profile_section(engine);
   model->report(r);
 
-  const double sim_s = engine.clock_ns() * 1e-9;
+  const double sim_s = simulated_ns * 1e-9;
   out.run_info = {{"wall_s", wall_s},
                   {"events", engine.events()},
                   {"events_per_s", wall_s > 0 ? engine.events() / wall_s : 0.0},
@@ -176,7 +234,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                                        rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
   for (auto& line : model->summary()) out.summary.push_back(std::move(line));
   out.text = model->text_report();
-  if (engine.deadlocked()) out.summary.emplace_back("DEADLOCK", "every thread was blocked before the end");
+  report_checks(engine, out);
   return out;
 }
 

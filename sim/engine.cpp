@@ -3,10 +3,13 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <set>
 #include <stdexcept>
 
 #include "sim/lock.hpp"
 #include "sim/sg_impl.hpp"
+#include "sim/waitqueue.hpp"
 
 namespace uringsim::sim {
 namespace {
@@ -49,15 +52,89 @@ Engine::~Engine() {
 void Engine::thread_became_blocked(bool parked) {
   if (parked) ++parked_threads_;
   if (--active_threads_ > 0 || parked_threads_ == 0 || deadlocked_ || impl_->failure) return;
+  stop_on_deadlock();
+}
+
+void Engine::stop_on_deadlock() {
   deadlocked_ = true;
   deadlock_ns_ = clock_ns();
+  deadlock_snapshot_ = wait_snapshot();
+  deadlock_snapshot_->deadlock = true;
   simgrid::s4u::Actor::kill_all();  // everyone else; the caller ends itself
   simgrid::s4u::this_actor::exit();
+  std::abort();  // not reached: exit() unwinds the calling actor
+}
+
+WaitSnapshot Engine::wait_snapshot() const {
+  WaitSnapshot snap;
+  snap.t_ns = clock_ns();
+  for (const auto& t : threads_) {
+    if (t->opts_.daemon || t->state() == Thread::State::Done) continue;
+    ThreadWait w;
+    w.thread = t->name();
+    const auto st = t->state();
+    if (t->waiting_lock_) {  // set only while waiting for the lock (also just before the wait starts)
+      const Lock* l = t->waiting_lock_;
+      w.on = ThreadWait::On::Lock;
+      w.object = l->name();
+      w.site = label_name(t->waiting_site_);
+      if (l->owner()) {
+        w.holder = l->owner()->name();
+        w.holder_site = label_name(l->owner_site());
+      }
+    } else if (st == Thread::State::Parked && t->waiting_queue_) {
+      w.on = ThreadWait::On::WaitQueue;
+      w.object = t->waiting_queue_->name();
+    } else if (st == Thread::State::Parked) {
+      w.on = ThreadWait::On::Park;
+    } else if (st == Thread::State::Sleeping) {
+      w.on = ThreadWait::On::Sleep;
+    }
+    snap.threads.push_back(std::move(w));
+  }
+  return snap;
+}
+
+void Engine::declare(const std::string& kind, const std::string& name) {
+  declared_.push_back({name, kind});
+}
+
+void Engine::declare_edge(const std::string& from, const std::string& to, const std::string& label) {
+  declared_edges_.push_back({from, to, label});
+}
+
+Topology Engine::topology() const {
+  Topology topo;
+  std::set<std::string> names;
+  auto add = [&](const std::string& name, const std::string& kind) {
+    if (names.insert(name).second) topo.nodes.push_back({name, kind});
+  };
+  for (const auto& t : threads_)
+    if (!t->opts_.daemon) add(t->name(), "thread");
+  for (const Lock* l : locks_) add(l->name(), l->kind() == Lock::Kind::Spin ? "spinlock" : "mutex");
+  for (const WaitQueue* q : waitqueues_) add(q->name(), "waitqueue");
+  for (const auto& n : declared_) add(n.name, n.kind);
+  for (const auto& e : declared_edges_) {
+    for (const auto* end : {&e.from, &e.to})
+      if (!names.count(*end))
+        throw std::logic_error("topology edge " + e.from + " -> " + e.to + ": no node named " + *end +
+                               " (declare it first)");
+    topo.edges.push_back(e);
+  }
+  return topo;
+}
+
+void Engine::unregister_waitqueue(const WaitQueue* q) {
+  waitqueues_.erase(std::remove(waitqueues_.begin(), waitqueues_.end(), q), waitqueues_.end());
 }
 
 Engine& Engine::get() {
   if (!g_engine) throw std::logic_error("no simulation engine in this process");
   return *g_engine;
+}
+
+Engine* Engine::get_if() {
+  return g_engine;
 }
 
 TimeNs Engine::clock_ns() const {

@@ -4,9 +4,11 @@
 // is natural), owns every thread and lock, and runs the simulation up to a date.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/checks.hpp"
 #include "sim/thread.hpp"
 #include "sim/trace_sink.hpp"
 #include "sim/types.hpp"
@@ -14,6 +16,7 @@
 namespace uringsim::sim {
 
 class Lock;
+class WaitQueue;
 
 class Engine {
  public:
@@ -22,7 +25,8 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  static Engine& get();  // the process's engine; std::logic_error if none
+  static Engine& get();     // the process's engine; std::logic_error if none
+  static Engine* get_if();  // nullptr if none
 
   const MachineSpec& machine() const { return machine_; }
   const PrimitiveCosts& costs() const { return costs_; }
@@ -49,8 +53,29 @@ class Engine {
   void run_until_ns(TimeNs t_ns);
   // Deadlock: every thread is blocked with nothing that could wake it (no timer, no runner).
   // The run stops at that date instead of idling to the end.
+  // A thread waiting for a lock whose chain of owners leads back to it also stops the run (spinning
+  // waiters never count as blocked, so the rule above alone would miss a spinlock deadlock).
   bool deadlocked() const { return deadlocked_; }
   TimeNs deadlock_ns() const { return deadlock_ns_; }
+  // From the current thread: record what every thread waits for, stop the run. Does not return.
+  [[noreturn]] void stop_on_deadlock();
+  // What every live, non-daemon thread waits for now (the wait-for graph's data); the one taken at
+  // the deadlock, if the run deadlocked.
+  WaitSnapshot wait_snapshot() const;
+  const std::optional<WaitSnapshot>& deadlock_snapshot() const { return deadlock_snapshot_; }
+
+  // Design-review checks: violations and the lock-order graph (sim/checks.hpp).
+  Checks& checks() { return checks_; }
+  const Checks& checks() const { return checks_; }
+
+  // Topology of the scenario (components and how they connect), for `uringsim graph --kind
+  // topology`. Threads (non-daemon), locks and named wait queues are nodes already; models declare
+  // the rest (queues, devices, rings) and the edges. An edge's ends must be nodes by then.
+  void declare(const std::string& kind, const std::string& name);
+  void declare_edge(const std::string& from, const std::string& to, const std::string& label);
+  Topology topology() const;  // std::logic_error if an edge names an unknown node
+  void register_waitqueue(const WaitQueue* q) { waitqueues_.push_back(q); }
+  void unregister_waitqueue(const WaitQueue* q);
 
   const std::vector<std::unique_ptr<Thread>>& threads() const { return threads_; }
   const std::vector<Lock*>& locks() const { return locks_; }
@@ -97,6 +122,11 @@ class Engine {
   TraceSink* trace_ = nullptr;
   bool deadlocked_ = false;
   TimeNs deadlock_ns_ = 0;
+  std::optional<WaitSnapshot> deadlock_snapshot_;
+  Checks checks_;
+  std::vector<const WaitQueue*> waitqueues_;
+  std::vector<TopologyNode> declared_;
+  std::vector<TopologyEdge> declared_edges_;
 };
 
 }  // namespace uringsim::sim

@@ -25,6 +25,8 @@ Label intern(std::string_view name) {
 }
 
 const std::string& label_name(Label id) {
+  static const std::string none;
+  if (id == kNoLabel) return none;
   return table().names.at(id);
 }
 std::size_t label_count() {

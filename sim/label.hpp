@@ -8,6 +8,7 @@
 namespace uringsim::sim {
 
 using Label = std::uint32_t;
+inline constexpr Label kNoLabel = ~Label{0};  // "no label given"; label_name() of it is ""
 
 Label intern(std::string_view name);
 const std::string& label_name(Label id);

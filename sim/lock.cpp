@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/checks.hpp"
 #include "sim/engine.hpp"
 #include "sim/sched.hpp"
 
@@ -18,7 +19,9 @@ void LockSiteStats::add(const LockSiteStats& o) {
 }
 
 Lock::Lock(std::string name, Kind kind) : name_(std::move(name)), kind_(kind) {
-  Engine::get().register_lock(this);
+  Engine& e = Engine::get();
+  e.register_lock(this);
+  order_id_ = e.checks().add_lock_name(name_);
 }
 
 Lock::~Lock() {
@@ -35,6 +38,8 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   last_wait_ns_ = waited;
   last_cpu_ = self.cpu();
   acquired_at_ = Engine::get().clock_ns();
+  self.held_.push_back({this, site});
+  if (kind_ == Kind::Spin) ++self.spin_held_;
   LockSiteStats& s = sites_[site];
   ++s.acquisitions;
   if (contended) {
@@ -47,19 +52,47 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
 void Lock::lock(Label site) {
   Thread& self = current();
   self.flush();  // the request reaches the lock after the caller's earlier work
-  if (owner_ == &self) throw std::logic_error("lock " + name_ + ": recursive acquisition by " + self.name());
+  if (owner_ == &self) {
+    report_violation(violation::kRecursiveLock, site, 0,
+                     "takes " + name_ + " again; it already holds it (taken at " + label_name(owner_site_) +
+                         "): the kernel would hang here, the run goes on as if the lock were recursive");
+    ++recursion_;
+    return;
+  }
+  if (kind_ == Kind::Mutex && self.spin_held_ > 0)
+    self.check_may_sleep(site, ("takes mutex " + name_).c_str());
+  Engine& e = Engine::get();
+  for (const Thread::HeldLock& h : self.held_)
+    e.checks().order_edge(h.lock->order_id_, h.site, order_id_, site);
   if (!owner_) {
     acquired(self, site, 0, false);
     fast_path_cost(self, moved_);
     return;
   }
-  const TimeNs t0 = Engine::get().clock_ns();
+  const TimeNs t0 = e.clock_ns();
+  self.waiting_lock_ = this;
+  self.waiting_site_ = site;
+  // A wait that closes a cycle of lock waits can never end: stop the run here, with its cycle.
+  if (closes_wait_cycle(self)) e.stop_on_deadlock();
   queue_.push_back(&self);
   wait_for_handoff(self);
+  self.waiting_lock_ = nullptr;
+  self.waiting_site_ = kNoLabel;
   if (owner_ != &self) throw std::logic_error("lock " + name_ + ": woken without hand-off");
   // hand_over() already made us the owner; record the acquisition at the hand-off date.
   owner_ = nullptr;
-  acquired(self, site, Engine::get().clock_ns() - t0, true);
+  acquired(self, site, e.clock_ns() - t0, true);
+}
+
+bool Lock::closes_wait_cycle(const Thread& self) const {
+  // Follow owner -> the lock it waits for -> its owner ...; a chain is at most one step per thread.
+  const Thread* t = owner_;
+  for (std::size_t steps = 0, n = Engine::get().threads().size(); t && steps <= n; ++steps) {
+    if (t == &self) return true;
+    if (!t->waiting_lock_) return false;
+    t = t->waiting_lock_->owner_;
+  }
+  return false;
 }
 
 bool Lock::try_lock(Label site) {
@@ -71,11 +104,29 @@ bool Lock::try_lock(Label site) {
   return true;
 }
 
-void Lock::unlock() {
+void Lock::unlock(Label site) {
   Thread& self = current();
   self.flush();  // the critical section's work ends before the release
-  if (owner_ != &self)
-    throw std::logic_error("lock " + name_ + ": released by " + self.name() + " which does not hold it");
+  if (owner_ != &self) {
+    report_violation(
+        violation::kUnlockNotOwner, site == kNoLabel ? self.last_symbol_ : site, 0,
+        "releases " + name_ +
+            (owner_ ? ", held by " + owner_->name() + " (taken at " + label_name(owner_site_) + ")"
+                    : ", which nobody holds") +
+            "; the release is ignored");
+    return;
+  }
+  if (recursion_ > 0) {  // the inner release of a recursive acquisition (already reported)
+    --recursion_;
+    return;
+  }
+  for (auto it = self.held_.end(); it != self.held_.begin();) {
+    if ((--it)->lock == this) {
+      self.held_.erase(it);
+      break;
+    }
+  }
+  if (kind_ == Kind::Spin) --self.spin_held_;
   const TimeNs held = Engine::get().clock_ns() - acquired_at_;
   LockSiteStats& s = sites_[owner_site_];
   s.hold_ns_total += held;

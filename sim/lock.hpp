@@ -26,14 +26,21 @@ class Lock {
   Lock(const Lock&) = delete;
   Lock& operator=(const Lock&) = delete;
 
+  // Checks (sim/checks.hpp): re-taking a lock one holds is a `recursive_lock` violation (the run
+  // goes on as if the lock were recursive; the kernel would hang); taking a mutex while holding a
+  // spinlock is `sleep_holding_spinlock`; releasing a lock one does not hold is `unlock_not_owner`
+  // (the release is ignored). lock() records lock-order edges from every lock held; a wait that
+  // closes a cycle of lock waits stops the run as a deadlock.
   void lock(Label site);
+  // Never blocks, so records no edge to this lock (as lockdep); fails on a lock one holds.
   bool try_lock(Label site);
-  void unlock();
+  void unlock(Label site = kNoLabel);  // `site`: the releasing path, named in violations
 
   const std::string& name() const { return name_; }
   Kind kind() const { return kind_; }
   bool held() const { return owner_ != nullptr; }
   const Thread* owner() const { return owner_; }
+  Label owner_site() const { return owner_site_; }  // where the owner took it
   std::size_t waiters() const { return queue_.size(); }
   // The current holder took the lock from a holder on another CPU: the lock's cache line, and the
   // lines of the data it protects, had to move. Models charge the data lines they touch.
@@ -54,6 +61,7 @@ class Lock {
 
  private:
   void acquired(Thread& self, Label site, TimeNs waited, bool contended);
+  bool closes_wait_cycle(const Thread& self) const;
 
   std::string name_;
   Kind kind_;
@@ -64,6 +72,8 @@ class Lock {
   TimeNs last_wait_ns_ = 0;
   TimeNs acquired_at_ = 0;
   std::deque<Thread*> queue_;
+  int order_id_ = -1;  // node of the lock-order graph
+  int recursion_ = 0;  // recursive acquisitions let through after a violation
   std::map<Label, LockSiteStats> sites_, base_;
 };
 

@@ -21,12 +21,13 @@ void switch_in_after_sleep() {
   Engine& e = Engine::get();
   const auto& c = e.costs();
   const TimeNs late = self.wake_not_before_ns() - e.clock_ns();  // the wake took effect after the park ended
-  self.sleep_ns(c.wakeup_latency_ns + (late > 0 ? late : 0));
+  // The scheduling delay of a wake-up, not a sleep of its own: not checked (the sleep was).
+  self.off_cpu_ns(c.wakeup_latency_ns + (late > 0 ? late : 0));
   self.charge(c.context_switch_cycles, sym::schedule());
 }
 
-void sleep_until_woken() {
-  current().park();
+void sleep_until_woken(Label path) {
+  current().park(path);
   switch_in_after_sleep();
 }
 

@@ -5,8 +5,8 @@
 
 namespace uringsim::sim {
 
-void wake_up_process(Thread& target);  // from the current thread
-void sleep_until_woken();              // current thread sleeps until wake_up_process()
-void switch_in_after_sleep();          // the woken side's latency and switch-in cost
+void wake_up_process(Thread& target);           // from the current thread
+void sleep_until_woken(Label path = kNoLabel);  // current thread sleeps until wake_up_process()
+void switch_in_after_sleep();                   // the woken side's latency and switch-in cost
 
 }  // namespace uringsim::sim

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/checks.hpp"
 #include "sim/engine.hpp"
+#include "sim/lock.hpp"
 #include "sim/sg_impl.hpp"
 
 namespace uringsim::sim {
@@ -31,6 +33,7 @@ void Thread::account(Cycles c, Label symbol) {
 }
 
 void Thread::charge(Cycles c, Label symbol) {
+  last_symbol_ = symbol;
   if (c <= 0) return;
   // Unaccounted threads (timers, samplers, remote peers) model no CPU of the machine: their work
   // takes no simulated time and is not counted.
@@ -88,7 +91,28 @@ TimeNs Thread::local_now_ns() const {
   return engine_.clock_ns() + engine_.cycles_to_ns(pending_);
 }
 
-void Thread::sleep_ns(TimeNs ns) {
+bool Thread::holds(const Lock& l) const {
+  for (const HeldLock& h : held_)
+    if (h.lock == &l) return true;
+  return false;
+}
+
+void Thread::check_may_sleep(Label path, const char* what) {
+  if (spin_held_ == 0) return;
+  const HeldLock* spin = nullptr;
+  for (const HeldLock& h : held_)
+    if (h.lock->kind() == Lock::Kind::Spin) spin = &h;
+  report_violation(violation::kSleepHoldingSpinlock, path == kNoLabel ? last_symbol_ : path, 0,
+                   std::string(what) + " while holding spinlock " + spin->lock->name() + " taken at " +
+                       label_name(spin->site));
+}
+
+void Thread::sleep_ns(TimeNs ns, Label path) {
+  if (ns > 0) check_may_sleep(path, "sleeps");
+  off_cpu_ns(ns);
+}
+
+void Thread::off_cpu_ns(TimeNs ns) {
   TimeNs work_ns = 0;
   if (pending_ > 0 && engine_.cpu_exclusive(cpu_)) {
     // Alone on its CPU the work is a delay too: one SimGrid sleep covers both.
@@ -108,7 +132,8 @@ void Thread::sleep_ns(TimeNs ns) {
   }
 }
 
-void Thread::park() {
+void Thread::park(Label path) {
+  check_may_sleep(path, "parks");
   flush();
   if (permit_) {
     permit_ = false;
@@ -134,7 +159,8 @@ void Thread::wait_released(bool forever) {
   state_ = State::Running;
 }
 
-bool Thread::park_for_ns(TimeNs ns) {
+bool Thread::park_for_ns(TimeNs ns, Label path) {
+  check_may_sleep(path, "parks");
   flush();
   if (permit_) {
     permit_ = false;

@@ -16,6 +16,8 @@
 namespace uringsim::sim {
 
 class Engine;
+class Lock;
+class WaitQueue;
 
 struct ThreadOptions {
   double weight = 1.0;  // CPU share when threads share a CPU (CFS weight / 1024; nice -15 = 29154/1024)
@@ -44,12 +46,14 @@ class Thread {
     charge(c, symbol);
     flush();
   }
-  void sleep_ns(TimeNs ns);  // off CPU for ns, after the pending work
+  // Blocking calls take the code path they are called from, for the checks (sleeping holding a
+  // spinlock is a violation); without one the last symbol charged names the path.
+  void sleep_ns(TimeNs ns, Label path = kNoLabel);  // off CPU for ns, after the pending work
   // When this thread's pending work will be done: exact on a CPU it has to itself, an estimate
   // (as if alone) otherwise. For timestamps nothing waits on; it executes nothing.
   TimeNs local_now_ns() const;
-  void park();                  // block until unpark(); returns at once if a permit is pending
-  bool park_for_ns(TimeNs ns);  // false on timeout
+  void park(Label path = kNoLabel);  // block until unpark(); returns at once if a permit is pending
+  bool park_for_ns(TimeNs ns, Label path = kNoLabel);  // false on timeout
   // Busy-wait (a polling loop whose passes find nothing) until unpark() or for at most ns (infinity:
   // no timeout). The thread keeps its CPU busy meanwhile, accounted to `symbol`. False on timeout.
   bool spin_for_ns(TimeNs ns, Label symbol);
@@ -72,10 +76,30 @@ class Thread {
   Cycles window_cycles() const;
   void mark_window_start() { base_ = cycles_; }
 
+  // --- checks (sim/checks.hpp) ---
+  struct HeldLock {
+    const Lock* lock;
+    Label site;  // where it was taken
+  };
+  const std::vector<HeldLock>& held_locks() const { return held_; }  // outermost first
+  bool holds(const Lock& l) const;
+  int spinlocks_held() const { return spin_held_; }
+  // The request this thread works on (0: none); violations name it. See sim::RequestScope.
+  std::uint64_t request() const { return request_; }
+  void set_request(std::uint64_t id) { request_ = id; }
+  Label last_symbol() const { return last_symbol_; }  // the code path last charged
+  const Lock* waiting_lock() const { return waiting_lock_; }
+  const WaitQueue* waiting_queue() const { return waiting_queue_; }
+
   ~Thread();
 
  private:
   friend class Engine;
+  friend class Lock;
+  friend class WaitQueue;
+  friend void switch_in_after_sleep();
+  void off_cpu_ns(TimeNs ns);  // sleep_ns without the check: the scheduling delay after a wake-up
+  void check_may_sleep(Label path, const char* what);
   Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
   void account(Cycles c, Label symbol);
   void release_park();
@@ -96,6 +120,13 @@ class Thread {
   void trace_compute(TimeNs t0, TimeNs t1);
   void trace_wait(const char* what, TimeNs t0);
   std::vector<Cycles> cycles_, base_;
+  std::vector<HeldLock> held_;
+  int spin_held_ = 0;
+  std::uint64_t request_ = 0;
+  Label last_symbol_ = kNoLabel;
+  const Lock* waiting_lock_ = nullptr;        // set while waiting for a lock hand-off
+  Label waiting_site_ = kNoLabel;             // where it tries to take it
+  const WaitQueue* waiting_queue_ = nullptr;  // set while sleeping on a wait queue
   std::unique_ptr<Impl> impl_;
 };
 

@@ -2,22 +2,38 @@
 
 #include <algorithm>
 
+#include "sim/engine.hpp"
 #include "sim/sched.hpp"
 
 namespace uringsim::sim {
 
-void WaitQueue::wait() {
-  Thread& self = current();
-  self.flush();
-  waiters_.push_back(&self);
-  sleep_until_woken();
+WaitQueue::WaitQueue(std::string name) : name_(std::move(name)) {
+  if (Engine* e = Engine::get_if(); e && name_ != kDefaultName) {
+    e->register_waitqueue(this);
+    registered_ = true;
+  }
 }
 
-bool WaitQueue::wait_for_ns(TimeNs timeout) {
+WaitQueue::~WaitQueue() {
+  if (Engine* e = Engine::get_if(); e && registered_) e->unregister_waitqueue(this);
+}
+
+void WaitQueue::wait(Label path) {
   Thread& self = current();
   self.flush();
   waiters_.push_back(&self);
-  const bool woken = self.park_for_ns(timeout);
+  self.waiting_queue_ = this;
+  sleep_until_woken(path);
+  self.waiting_queue_ = nullptr;
+}
+
+bool WaitQueue::wait_for_ns(TimeNs timeout, Label path) {
+  Thread& self = current();
+  self.flush();
+  waiters_.push_back(&self);
+  self.waiting_queue_ = this;
+  const bool woken = self.park_for_ns(timeout, path);
+  self.waiting_queue_ = nullptr;
   // On a timeout nobody dequeued us: leave the queue before anything else can pick us.
   if (!woken) waiters_.erase(std::remove(waiters_.begin(), waiters_.end(), &self), waiters_.end());
   switch_in_after_sleep();  // a timer expiry wakes the thread like any other wake-up
@@ -37,10 +53,6 @@ std::size_t WaitQueue::wake_all() {
   while (wake_one()) ++n;
   return n;
 }
-
-}  // namespace uringsim::sim
-
-namespace uringsim::sim {
 
 bool WaitQueue::wake(Thread& t) {
   auto it = std::find(waiters_.begin(), waiters_.end(), &t);

@@ -15,6 +15,11 @@ int main(int argc, char** argv) {
       app.add_subcommand("run", "Simulate one scenario; print a summary and write DIR/results.json");
   add_run_options(*run_cmd, run);
 
+  GraphOptions gr;
+  auto* gr_cmd = app.add_subcommand(
+      "graph", "Write a scenario's lock-order, wait-for or topology graph as Graphviz dot or JSON");
+  add_graph_options(*gr_cmd, gr);
+
   CompareOptions cmp;
   auto* cmp_cmd = app.add_subcommand(
       "compare",
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
   }
   if (*run_cmd) return cmd_run(run);
   if (*val_cmd) return cmd_validate(val);
+  if (*gr_cmd) return cmd_graph(gr);
   if (*cmp_cmd) return cmd_compare(cmp);
   if (*swp_cmd) return cmd_sweep(swp);
   if (*mrg_cmd) return cmd_merge(mrg);

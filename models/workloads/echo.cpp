@@ -85,6 +85,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   engine.spawn(
       "sampler", "sampler", 0, [this] { sampler_main(); }, sampler);
 
+  declare_topology(engine);
+
   // Every client sends its first message at a random time near the start.
   sim::Rng first(seed_, "echo.client.first");
   for (int i = 0; i < connections_; ++i) {
@@ -92,6 +94,28 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     conns_[i].t_sent = t;
     drivers_[conns_[i].driver].heap.push({t + c_.net_one_way_ns, i});
   }
+}
+
+// Components and how they connect (uringsim graph --kind topology). The io_uring components'
+// own locks are registered by them; the io-wq internals are the io-wq model's to declare.
+void EchoModel::declare_topology(sim::Engine& engine) {
+  const std::string server = "io_uring_echo_server", ring = "io_uring (SQ/CQ)", wq = "io-wq",
+                    sockets = fmt::format("sockets ({} connections)", connections_);
+  engine.declare("ring", ring);
+  engine.declare("queue", wq);
+  engine.declare("device", sockets);
+  engine.declare("queue", "task_work list");
+  engine.declare_edge(server, ring, "io_uring_enter: submit SQEs, wait for CQEs");
+  engine.declare_edge(ring, "ctx->uring_lock", "submission under");
+  engine.declare_edge(ring, "ctx->completion_lock", "CQE posting under");
+  engine.declare_edge(ring, sockets, "issue recv/send");
+  engine.declare_edge(ring, wq, "punt (IOSQE_ASYNC)");
+  engine.declare_edge(wq, "wqe->lock", "work list, free list under");
+  engine.declare_edge(wq, sockets, "blocking issue");
+  engine.declare_edge(sockets, "task_work list", "poll wake: task_work");
+  engine.declare_edge("task_work list", "tctx->task_lock", "protected by");
+  engine.declare_edge(server, "task_work list", "runs task_work");
+  for (const auto& d : drivers_) engine.declare_edge(d.thread->name(), sockets, "send; receive the echo");
 }
 
 Request& EchoModel::make_request(Op op, int conn) {

@@ -43,6 +43,7 @@ class EchoModel final : public Model {
     int driver = 0;
   };
 
+  void declare_topology(sim::Engine& engine);
   void server_main();
   void driver_main(Driver& d);
   void on_server_send(int conn);  // in the sender's context

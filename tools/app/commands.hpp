@@ -1,6 +1,7 @@
 #pragma once
 // Subcommands of the uringsim tool. Exit codes: 0 success; 2 bad input (scenario, flags);
-// 1 the simulation failed or an invariant broke.
+// 1 the simulation failed, an invariant broke, or a design-review check failed (a violation, a
+// lock-order cycle, a deadlock; `run --allow-violations` exits 0 for these, results are complete).
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -19,14 +20,28 @@ struct RunOptions {
   std::string variant;
   std::vector<std::string> sets;
   bool quiet = false;
-  bool profile = false;      // print the perf-style profile
-  bool locks = false;        // print lock statistics
-  bool breakdown = false;    // print the request latency breakdown
-  std::string trace_file;    // --trace: Chrome/Perfetto timeline
-  std::string trace_window;  // --trace-window-ms a:b
+  bool profile = false;           // print the perf-style profile
+  bool locks = false;             // print lock statistics
+  bool breakdown = false;         // print the request latency breakdown
+  std::string trace_file;         // --trace: Chrome/Perfetto timeline
+  std::string trace_window;       // --trace-window-ms a:b
+  bool allow_violations = false;  // exit 0 even if the design-review checks failed
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);
+
+// `uringsim graph`: the lock-order, wait-for or topology graph of a scenario, as dot or JSON.
+struct GraphOptions {
+  std::string scenario;
+  std::string kind;            // lock-order | wait-for | topology
+  std::string format = "dot";  // dot | json
+  std::string out;             // "" = stdout
+  std::optional<std::uint64_t> seed;
+  std::string variant;
+  std::vector<std::string> sets;
+};
+void add_graph_options(CLI::App& cmd, GraphOptions& o);
+int cmd_graph(const GraphOptions& o);
 
 struct CompareOptions {
   std::string scenario;

@@ -93,6 +93,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag(
       "--breakdown", o.breakdown,
       "Print where request latency goes, stage by stage, at the mean and for requests at or beyond p99");
+  cmd.add_flag("--allow-violations", o.allow_violations,
+               "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
 }
 
 int cmd_run(const RunOptions& o) {
@@ -171,6 +173,8 @@ int cmd_run(const RunOptions& o) {
     std::cout << analysis::render_table({}, rows);
     if (!result.text.empty()) std::cout << "\n" << result.text;
   }
+  if (!o.quiet)
+    for (const auto& r : result.reports) std::cout << "\n" << r;
   if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
   if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
   if (o.breakdown) {
@@ -179,7 +183,14 @@ int cmd_run(const RunOptions& o) {
     else
       std::cout << "\n(no latency breakdown: this workload has no io_uring requests)\n";
   }
-  return result.results.value("deadlock", false) ? kExitFailed : kExitOk;
+  if (result.checks_ok || o.allow_violations) return kExitOk;
+  const auto& c = result.results.at("checks");
+  std::cerr << fmt::format(
+      "error: design-review checks failed ({} violations, {} lock-order cycles{}); results are in {}; "
+      "--allow-violations exits 0\n",
+      c.at("violations_total").get<std::uint64_t>(), c.at("lock_order").at("cycles").size(),
+      c.at("deadlock").is_null() ? "" : ", deadlock", out);
+  return kExitFailed;
 }
 
 }  // namespace uringsim::app
