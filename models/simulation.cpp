@@ -201,6 +201,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
   r["profile"] = profile_section(engine);
+  model->final_checks();
   model->report(r);
 
   const double sim_s = simulated_ns * 1e-9;

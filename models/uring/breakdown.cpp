@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/uring/request.hpp"
+#include "sim/checks.hpp"
 
 namespace uringsim::models {
 
@@ -33,6 +34,33 @@ const char* stage_name(Stage s) {
   return "?";
 }
 
+namespace {
+// A request is owned by one context at a time; these are the hand-overs the kernel paths make
+// (from -> to). Any other move means two contexts think they own it (e.g. a second wake-up).
+bool allowed(Stage from, Stage to) {
+  if (from == to) return true;
+  switch (to) {
+    case Stage::Issue:
+      return from == Stage::SqWait || from == Stage::TaskWorkDelay;
+    case Stage::IoWqQueue:
+      return from == Stage::Issue;
+    case Stage::WorkerRun:
+      return from == Stage::IoWqQueue || from == Stage::NetOrDevice;
+    case Stage::PollWait:
+      return from == Stage::Issue || from == Stage::WorkerRun;
+    case Stage::TaskWorkDelay:
+      return from == Stage::PollWait || from == Stage::Issue || from == Stage::NetOrDevice;
+    case Stage::NetOrDevice:
+      return from == Stage::WorkerRun || from == Stage::Issue;
+    case Stage::CqWait:
+      return from == Stage::Issue || from == Stage::WorkerRun || from == Stage::TaskWorkDelay ||
+             from == Stage::NetOrDevice;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 void LatencyBreakdown::start(Request& req, sim::TimeNs t) {
   req.clock = StageClock{};
   req.clock.t_start = req.clock.t_last = t;
@@ -40,6 +68,12 @@ void LatencyBreakdown::start(Request& req, sim::TimeNs t) {
 
 void LatencyBreakdown::move(Request& req, Stage to, sim::TimeNs t) {
   StageClock& c = req.clock;
+  if (!allowed(c.stage, to)) {
+    static const sim::Label path = sim::intern("request hand-over");
+    sim::report_violation("request_owner", path, req.id,
+                          std::string("moved from ") + stage_name(c.stage) + " to " + stage_name(to) +
+                              ": two contexts own the request");
+  }
   c.ns[static_cast<std::size_t>(c.stage)] += t - c.t_last;
   c.t_last = t;
   c.stage = to;
@@ -56,6 +90,11 @@ void LatencyBreakdown::lock_wait(Request& req, sim::TimeNs waited) {
 
 void LatencyBreakdown::finish(Request& req, sim::TimeNs t, sim::TimeNs window_start_ns,
                               sim::TimeNs window_end_ns) {
+  if (req.clock.stage != Stage::CqWait) {
+    static const sim::Label path = sim::intern("io_uring_peek_cqe");
+    sim::report_violation("request_owner", path, req.id,
+                          std::string("CQE read while the request is in ") + stage_name(req.clock.stage));
+  }
   move(req, req.clock.stage, t);
   if (t < window_start_ns || t > window_end_ns) return;
   const StageClock& c = req.clock;

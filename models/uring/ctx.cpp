@@ -7,6 +7,7 @@
 #include "models/uring/file.hpp"
 #include "models/uring/iowq.hpp"
 #include "models/uring/sqpoll.hpp"
+#include "sim/checks.hpp"
 #include "sim/engine.hpp"
 #include "sim/thread.hpp"
 
@@ -29,6 +30,12 @@ struct Syms {
              site_flush = sim::intern("io_submit_flush_completions"),
              site_post = sim::intern("io_req_complete_post"), site_tw = sim::intern("tctx_task_work"),
              site_overflow = sim::intern("io_cqring_overflow_flush");
+  // Code paths named in the design-review checks.
+  sim::Label path_issue = sim::intern("io_submit_sqes -> io_issue_sqe"),
+             path_tw_issue = sim::intern("io_poll_task_func -> io_issue_sqe"),
+             path_wq_issue = sim::intern("io_wq_submit_work -> io_issue_sqe"),
+             path_wq_block = sim::intern("io_wq_submit_work (blocking issue)"),
+             path_post = sim::intern("io_fill_cqe"), path_end = sim::intern("end of run");
 };
 const Syms& syms() {
   static const Syms s;
@@ -56,6 +63,7 @@ Request& IoRingCtx::new_request() {
     free_.pop_back();
   }
   *r = Request{};
+  r->alive = true;
   r->id = next_id_++;
   r->ctx = this;
   LatencyBreakdown::start(*r, sim::current().local_now_ns());
@@ -63,6 +71,7 @@ Request& IoRingCtx::new_request() {
 }
 
 void IoRingCtx::release(Request& req) {
+  req.alive = false;
   free_.push_back(&req);
 }
 
@@ -79,6 +88,7 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       self.charge(c_.sqe_submit, syms().submit);
       if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
       ++stats_.sqes_submitted;
+      req.submitted = true;
       to_stage(req, Stage::Issue);
       trace_step(req, 's', op_name(req.op));
       queue_sqe(req);
@@ -115,7 +125,8 @@ void IoRingCtx::issue_inline(Request& req) {
     if (iopoll_) iopoll_list_.push_back(&req);
     return;
   }
-  if (req.file->try_issue(req)) {
+  if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer,
+                     owner_in_tw_ ? syms().path_tw_issue : syms().path_issue)) {
     ++stats_.inline_completed;
     complete_deferred(req);
     return;
@@ -180,6 +191,10 @@ void IoRingCtx::poll_wake(Request& req) {
 
 void IoRingCtx::poll_task_func(Request& req) {
   // Runs in the owner's task_work with uring_lock held: a fresh non-blocking issue.
+  const Task& t = req.task ? *req.task : owner_;
+  if (&sim::current() != &t.thread())
+    sim::report_violation("wrong_context", syms().path_tw_issue, req.id,
+                          "task_work of " + t.thread().name() + " run by another thread");
   to_stage(req, Stage::Issue);
   trace_step(req, 't', "task_work re-issue");
   issue_inline(req);
@@ -203,8 +218,13 @@ void IoRingCtx::tw_end() {
 void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
   // Hybrid (5.16+): a forced-async request on a pollable file is first tried without blocking;
   // on -EAGAIN the worker arms poll and is free; task_work re-issues the request later.
-  if (k_.async_mode == AsyncMode::Hybrid && req.force_async && req.file->pollable()) {
-    if (req.file->try_issue(req)) {
+  // HybridV1 (the first posting, seed 004) issues with NONBLOCK alone, which in its era also says
+  // "uring_lock is held" — and the worker does not hold it.
+  const bool hybrid = k_.async_mode == AsyncMode::Hybrid || k_.async_mode == AsyncMode::HybridV1;
+  if (hybrid && req.force_async && req.file->pollable()) {
+    const unsigned flags =
+        k_.async_mode == AsyncMode::HybridV1 ? kIssueNonblock : (kIssueNonblock | kIssueUnlocked);
+    if (issue_nonblock(req, flags, syms().path_wq_issue)) {
       complete_post(req);
       return;
     }
@@ -218,6 +238,10 @@ void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
   }
   const bool had_data = req.file->poll_ready(req);
   if (!had_data) ++stats_.worker_blocked;
+  // A blocking issue may sleep: never under a spinlock, and never holding uring_lock (the
+  // submitter would stall behind a worker asleep in a recv).
+  sim::require_may_sleep(syms().path_wq_block, req.id);
+  sim::require_not_held(uring_lock_, syms().path_wq_block, req.id);
   req.file->issue_blocking(req, &worker);
   complete_post(req);
 }
@@ -245,7 +269,34 @@ void IoRingCtx::complete_post(Request& req) {
   cq_ev_posted();
 }
 
+bool IoRingCtx::issue_nonblock(Request& req, unsigned flags, sim::Label path) {
+  // The op's code trusts the flags: if they say uring_lock is held, it touches ring state that
+  // uring_lock protects (provided buffers, the deferred-completion batch) without taking it.
+  if (claims_uring_lock(flags)) sim::require_held(uring_lock_, path, req.id);
+  return req.file->try_issue(req);
+}
+
+void IoRingCtx::final_checks() const {
+  std::uint64_t owned = 0;
+  for (const auto& r : pool_)
+    if (r->alive && r->submitted && !r->cqe_posted) ++owned;
+  if (owned != stats_.sqes_submitted - stats_.cqes_posted) {
+    sim::Violation v;
+    v.t_ns = sim::Engine::get().clock_ns();
+    v.kind = "cqe_lost";
+    v.thread = "-";
+    v.path = sim::label_name(syms().path_end);
+    v.message = "submitted " + std::to_string(stats_.sqes_submitted) + ", CQEs posted " +
+                std::to_string(stats_.cqes_posted) + ", but " + std::to_string(owned) +
+                " requests are still owned by a kernel path";
+    sim::Engine::get().checks().add(std::move(v));
+  }
+}
+
 void IoRingCtx::post_cqe(Request& req) {
+  if (req.cqe_posted)
+    sim::report_violation("cqe_twice", syms().path_post, req.id, "a second CQE for the same request");
+  req.cqe_posted = true;
   sim::current().charge(c_.cqe_post, syms().post);
   ++stats_.cqes_posted;
   to_stage(req, Stage::CqWait);
@@ -333,6 +384,7 @@ int IoRingCtx::submit_sqes(int nr, Task& submitter) {
     if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
     req.task = &submitter;
     ++stats_.sqes_submitted;
+    req.submitted = true;
     to_stage(req, Stage::Issue);
     trace_step(req, 's', op_name(req.op));
     queue_sqe(req);

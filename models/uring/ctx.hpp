@@ -19,6 +19,12 @@ class IoWq;
 class BlockHooks;
 class SqThread;
 
+// Issue flags (io_issue_sqe's issue_flags). What NONBLOCK also claims depends on the era
+// (KernelConfig::issue_flags_split): the lock context of the issue path is checked against it.
+constexpr unsigned kIssueNonblock = 1u << 0;       // IO_URING_F_NONBLOCK
+constexpr unsigned kIssueCompleteDefer = 1u << 1;  // IO_URING_F_COMPLETE_DEFER (needs uring_lock)
+constexpr unsigned kIssueUnlocked = 1u << 2;       // IO_URING_F_UNLOCKED (5.16+)
+
 // io_uring_enter flags (the ones modelled).
 constexpr unsigned kEnterGetEvents = 1u << 0;  // IORING_ENTER_GETEVENTS
 constexpr unsigned kEnterSqWakeup = 1u << 1;   // IORING_ENTER_SQ_WAKEUP
@@ -98,7 +104,16 @@ class IoRingCtx {
   Task& owner() { return owner_; }
   const KernelConfig& kernel() const { return k_; }
 
+  // End of run: every submitted request is either completed or still owned by a kernel path.
+  void final_checks() const;
+
  private:
+  // Does an issue with these flags assume uring_lock is held? (seed 004)
+  bool claims_uring_lock(unsigned flags) const {
+    return k_.issue_flags_split ? !(flags & kIssueUnlocked) : (flags & kIssueNonblock) != 0;
+  }
+  // io_issue_sqe for a non-blocking attempt: checks the lock context the flags claim, then tries.
+  bool issue_nonblock(Request& req, unsigned flags, sim::Label path);
   void queue_sqe(Request& req);
   void issue_inline(Request& req);  // NONBLOCK | COMPLETE_DEFER, holding uring_lock
   void queue_async_work(Request& req);

@@ -8,13 +8,28 @@ namespace {
 constexpr int kUnlimitedWorkers = 1 << 20;
 }  // namespace
 
+const char* async_mode_name(AsyncMode m) {
+  switch (m) {
+    case AsyncMode::Blocking:
+      return "blocking";
+    case AsyncMode::Hybrid:
+      return "hybrid";
+    case AsyncMode::HybridV1:
+      return "hybrid-v1";
+  }
+  return "?";
+}
+
 KernelConfig KernelConfig::from(const config::Scenario& s) {
   KernelConfig k;
   k.era = s.at("/kernel/era").get<std::string>();
   const bool before_516 = k.era == "5.15";
   const auto mode = s.at("/kernel/async_mode").get<std::string>();
-  k.async_mode =
-      mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking : AsyncMode::Hybrid;
+  k.async_mode = mode == "hybrid-v1"                                    ? AsyncMode::HybridV1
+                 : mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking
+                                                                        : AsyncMode::Hybrid;
+  k.issue_flags_split =
+      k.async_mode == AsyncMode::Hybrid || (!before_516 && k.async_mode != AsyncMode::HybridV1);
   const auto ready = s.at("/kernel/apoll_ready").get<std::string>();
   k.apoll_ready =
       ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;

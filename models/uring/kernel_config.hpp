@@ -8,7 +8,10 @@
 
 namespace uringsim::models {
 
-enum class AsyncMode { Blocking, Hybrid };
+// HybridV1: the first posting of seed 000 (reviewed in seed 004): the worker issues with NONBLOCK
+// while NONBLOCK still also meant "holds uring_lock".
+enum class AsyncMode { Blocking, Hybrid, HybridV1 };
+const char* async_mode_name(AsyncMode m);
 enum class ApollReady { Inline, TaskWork };
 
 struct KernelConfig {
@@ -20,6 +23,9 @@ struct KernelConfig {
   bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone
   bool tw_on_enter = false;     // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once = false;       // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
+  // IO_URING_F_UNLOCKED exists (5.16, with the merged hybrid mode): "may not hold uring_lock" is its
+  // own flag. Without it, IO_URING_F_NONBLOCK also means "the caller holds uring_lock".
+  bool issue_flags_split = true;
   sim::TimeNs worker_idle_timeout_ns = 5e9;
   int sq_entries = 4096;
   int cq_entries = 8192;

@@ -37,7 +37,10 @@ struct Request {
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
 
-  StageClock clock;          // where its latency goes (breakdown.hpp)
+  StageClock clock;  // where its latency goes (breakdown.hpp)
+  // For the invariant checks: handed out by new_request() and not yet released; submitted to the
+  // kernel; its CQE posted (exactly once).
+  bool alive = false, submitted = false, cqe_posted = false;
   Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
   bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
 };

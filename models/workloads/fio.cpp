@@ -221,6 +221,10 @@ nlohmann::json lat_json(const analysis::LatencyHistogram& h, double stdev_ns) {
 }
 }  // namespace
 
+void FioModel::final_checks() const {
+  for (const auto& jp : jobs_) jp->ctx->final_checks();
+}
+
 void FioModel::report(nlohmann::json& r) const {
   const double window_s = (engine_->window_end_ns() - engine_->window_start_ns()) / kNsPerS;
   const double window_cycles = engine_->ns_to_cycles(engine_->window_end_ns() - engine_->window_start_ns());

@@ -25,6 +25,7 @@ class FioModel final : public Model {
   explicit FioModel(const config::Scenario& s);
   ~FioModel() override;
   void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
+  void final_checks() const override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
   std::string text_report() const override;
