@@ -9,6 +9,7 @@
 #include "analysis/io.hpp"
 #include "config/scenario.hpp"
 #include "models/simulation.hpp"
+#include "models/uring/breakdown.hpp"
 #include "tools/app/commands.hpp"
 #include "uringsim_version.hpp"
 
@@ -59,7 +60,9 @@ std::string render_breakdown(const nlohmann::json& b) {
   const auto& tail = b.at("p99_and_beyond");
   std::vector<std::vector<std::string>> rows;
   const double lm = mean.at("latency_us").get<double>(), lt = tail.at("latency_us").get<double>();
-  for (const auto& [stage, v] : mean.at("stages_us").items()) {
+  for (std::size_t i = 0; i < models::kStages; ++i) {  // in the order a request meets them
+    const std::string stage = models::stage_name(static_cast<models::Stage>(i));
+    const auto& v = mean.at("stages_us").at(stage);
     // Stages timed from different threads' clocks can be off by rounding: show -0 as 0.
     auto clean = [](double x) { return std::abs(x) < 5e-4 ? 0.0 : x; };
     const double m = clean(v.get<double>()), t = clean(tail.at("stages_us").at(stage).get<double>());
