@@ -62,6 +62,18 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
   acct_[0].max_workers = k.max_bound;
   acct_[1].index = 1;
   acct_[1].max_workers = k.max_unbound;
+  // Components (uringsim graph --kind topology): workers come and go during the run, so the pool
+  // is one node.
+  engine.declare("queue", "io-wq");
+  engine.declare("thread", "iou-wrk workers");
+  for (const char* a : {"bound", "unbound"}) {
+    const std::string list = std::string("io-wq ") + a + " work list";
+    engine.declare("queue", list);
+    engine.declare_edge("io-wq", list, "io_wqe_enqueue");
+    engine.declare_edge(list, split_ ? std::string("acct->lock[") + a + "]" : "wqe->lock", "protected by");
+    engine.declare_edge("iou-wrk workers", list, "io_get_next_work");
+  }
+  engine.declare_edge("iou-wrk workers", "wqe->lock", "free list, counts, creation");
 }
 
 IoWq::~IoWq() = default;

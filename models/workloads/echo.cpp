@@ -102,7 +102,6 @@ void EchoModel::declare_topology(sim::Engine& engine) {
   const std::string server = "io_uring_echo_server", ring = "io_uring (SQ/CQ)", wq = "io-wq",
                     sockets = fmt::format("sockets ({} connections)", connections_);
   engine.declare("ring", ring);
-  engine.declare("queue", wq);
   engine.declare("device", sockets);
   engine.declare("queue", "task_work list");
   engine.declare_edge(server, ring, "io_uring_enter: submit SQEs, wait for CQEs");
@@ -110,7 +109,6 @@ void EchoModel::declare_topology(sim::Engine& engine) {
   engine.declare_edge(ring, "ctx->completion_lock", "CQE posting under");
   engine.declare_edge(ring, sockets, "issue recv/send");
   engine.declare_edge(ring, wq, "punt (IOSQE_ASYNC)");
-  engine.declare_edge(wq, "wqe->lock", "work list, free list under");
   engine.declare_edge(wq, sockets, "blocking issue");
   engine.declare_edge(sockets, "task_work list", "poll wake: task_work");
   engine.declare_edge("task_work list", "tctx->task_lock", "protected by");

@@ -121,7 +121,20 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     }
     j.thread = &engine.spawn(fmt::format("fio-job{}", j.index), "fio", j.cpu, [this, &j] { job_main(j); });
     j.task->set_thread(*j.thread);
+    declare_topology(engine, j);
   }
+}
+
+// Components and how they connect (uringsim graph --kind topology).
+void FioModel::declare_topology(sim::Engine& engine, const Job& j) const {
+  const std::string ring = fmt::format("io_uring of fio-job{} (SQ/CQ)", j.index), drive = "NVMe drive";
+  engine.declare("ring", ring);
+  engine.declare("device", drive);
+  engine.declare_edge(j.thread->name(), ring, sqpoll_ ? "write SQEs; SQ_WAKEUP if needed" : "io_uring_enter");
+  engine.declare_edge(ring, "ctx->uring_lock", "submission under");
+  if (sqpoll_) engine.declare_edge(fmt::format("iou-sqp-{}", j.index), ring, "submit SQEs, reap polled CQEs");
+  engine.declare_edge(ring, drive, direct_ ? "O_DIRECT issue" : "punt to io-wq (buffered)");
+  engine.declare_edge(drive, ring, hipri_ ? "completion found by polling" : "IRQ -> task_work -> CQE");
 }
 
 Op FioModel::next_op(Job& j) {

@@ -63,6 +63,7 @@ class FioModel final : public Model {
   };
 
   void job_main(Job& j);
+  void declare_topology(sim::Engine& engine, const Job& j) const;
   void issue_one(Job& j);
   void wait_events(Job& j, int min);
   void reap(Job& j);
