@@ -26,10 +26,11 @@ class Thread;
 namespace violation {
 inline constexpr const char* kUnlockNotOwner = "unlock_not_owner";  // released by a non-holder
 inline constexpr const char* kSleepHoldingSpinlock =
-    "sleep_holding_spinlock";                                    // park/sleep/mutex under a spinlock
-inline constexpr const char* kLockRequired = "lock_required";    // require_held failed
-inline constexpr const char* kLockForbidden = "lock_forbidden";  // require_not_held failed
-inline constexpr const char* kRecursiveLock = "recursive_lock";  // re-taking a lock one holds
+    "sleep_holding_spinlock";                                         // park/sleep/mutex under a spinlock
+inline constexpr const char* kLockRequired = "lock_required";         // require_held failed
+inline constexpr const char* kLockForbidden = "lock_forbidden";       // require_not_held failed
+inline constexpr const char* kRecursiveLock = "recursive_lock";       // re-taking a lock one holds
+inline constexpr const char* kExitHoldingLock = "exit_holding_lock";  // a thread ends holding a lock
 }  // namespace violation
 
 struct Violation {
