@@ -21,10 +21,14 @@ class Model {
   virtual int external_cpus() const { return 0; }
   // Create threads, locks and devices. Called once, at simulated time 0.
   virtual void build(sim::Engine& engine, analysis::RunMetrics& metrics) = 0;
+  // After the run, before report(): end-of-run invariants (e.g. no request lost).
+  virtual void final_checks() const {}
   // Model-specific sections of results.json (e.g. "queue", "iowq").
   virtual void report(nlohmann::json& results) const {}
   // Extra lines of the human summary: (label, value).
   virtual std::vector<std::pair<std::string, std::string>> summary() const { return {}; }
+  // Free-form text printed after the summary table (e.g. fio's own report layout); "" for none.
+  virtual std::string text_report() const { return ""; }
 };
 
 // The model for the scenario's workload.type. InputError for a type no model implements.

@@ -1,6 +1,7 @@
 #include "models/model.hpp"
 #include "models/queue_pool.hpp"
 #include "models/workloads/echo.hpp"
+#include "models/workloads/fio.hpp"
 #include "models/workloads/script.hpp"
 
 namespace uringsim::models {
@@ -9,6 +10,7 @@ std::unique_ptr<Model> make_model(const config::Scenario& scenario) {
   const std::string type = scenario.at("/workload/type").get<std::string>();
   if (type == "queue") return std::make_unique<QueuePool>(scenario);
   if (type == "echo") return std::make_unique<EchoModel>(scenario);
+  if (type == "fio") return std::make_unique<FioModel>(scenario);
   if (type == "script") return std::make_unique<ScriptModel>(scenario);
   throw config::InputError(scenario.source + ": /workload/type: no model implements \"" + type + "\"");
 }

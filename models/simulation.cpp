@@ -201,6 +201,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
   r["profile"] = profile_section(engine);
+  model->final_checks();
   model->report(r);
 
   const double sim_s = simulated_ns * 1e-9;
@@ -233,6 +234,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                            fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
                                        rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
   for (auto& line : model->summary()) out.summary.push_back(std::move(line));
+  out.text = model->text_report();
   report_checks(engine, out);
   return out;
 }

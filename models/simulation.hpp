@@ -16,6 +16,7 @@ struct RunOutput {
   nlohmann::json results;   // deterministic: same scenario + seed => same bytes
   nlohmann::json run_info;  // what varies from run to run: wall time, events/s, memory
   std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
+  std::string text;  // the model's free-form report (Model::text_report), printed after the summary
   std::vector<std::string> reports;  // longer texts to print after the summary (lockdep-style cycles)
   // Design-review checks (docs/models/checks.md): false if a rule was broken, a lock-order cycle
   // was found or the run deadlocked. The results are complete either way.

@@ -34,6 +34,8 @@ Lock::~Lock() {
 void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   owner_ = &self;
   owner_site_ = site;
+  moved_ = last_cpu_ >= 0 && last_cpu_ != self.cpu();
+  last_wait_ns_ = waited;
   last_cpu_ = self.cpu();
   acquired_at_ = Engine::get().clock_ns();
   self.held_.push_back({this, site});
@@ -63,9 +65,8 @@ void Lock::lock(Label site) {
   for (const Thread::HeldLock& h : self.held_)
     e.checks().order_edge(h.lock->order_id_, h.site, order_id_, site);
   if (!owner_) {
-    const bool migrated = last_cpu_ >= 0 && last_cpu_ != self.cpu();
     acquired(self, site, 0, false);
-    fast_path_cost(self, migrated);
+    fast_path_cost(self, moved_);
     return;
   }
   const TimeNs t0 = e.clock_ns();
@@ -98,9 +99,8 @@ bool Lock::try_lock(Label site) {
   Thread& self = current();
   self.flush();
   if (owner_) return false;
-  const bool migrated = last_cpu_ >= 0 && last_cpu_ != self.cpu();
   acquired(self, site, 0, false);
-  fast_path_cost(self, migrated);
+  fast_path_cost(self, moved_);
   return true;
 }
 

@@ -42,6 +42,11 @@ class Lock {
   const Thread* owner() const { return owner_; }
   Label owner_site() const { return owner_site_; }  // where the owner took it
   std::size_t waiters() const { return queue_.size(); }
+  // The current holder took the lock from a holder on another CPU: the lock's cache line, and the
+  // lines of the data it protects, had to move. Models charge the data lines they touch.
+  bool moved() const { return moved_; }
+  // How long the current holder waited for it (0 if uncontended).
+  TimeNs last_wait_ns() const { return last_wait_ns_; }
 
   // Statistics per acquiring call site: whole run, and since the window start.
   const std::map<Label, LockSiteStats>& sites() const { return sites_; }
@@ -63,6 +68,8 @@ class Lock {
   Thread* owner_ = nullptr;
   Label owner_site_ = 0;
   int last_cpu_ = -1;  // CPU of the previous holder: where the lock's cache line is
+  bool moved_ = false;
+  TimeNs last_wait_ns_ = 0;
   TimeNs acquired_at_ = 0;
   std::deque<Thread*> queue_;
   int order_id_ = -1;  // node of the lock-order graph

@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "sim/checks.hpp"
@@ -176,6 +177,46 @@ bool Thread::park_for_ns(TimeNs ns, Label path) {
   if (timed_out && impl_->released) impl_->sem->acquire();
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
+  return !timed_out || impl_->released;
+}
+
+bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
+  flush();
+  if (permit_) {
+    permit_ = false;
+    return true;
+  }
+  engine_.count_event(Engine::EventKind::ParkTimeout);
+  state_ = State::Spinning;
+  impl_->waiting = Impl::Wait::Park;
+  impl_->released = false;
+  // As for a spinning lock waiter: alone on its CPU the spin takes nothing from anyone, and its
+  // cycles are the wait's length; otherwise an endless execution shares the CPU until cancelled.
+  simgrid::s4u::ExecPtr exec;
+  const bool spin_exec = !engine_.cpu_exclusive(cpu_);
+  const TimeNs t0 = engine_.clock_ns();
+  if (spin_exec) {
+    exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
+    if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
+    exec->start();
+  }
+  bool timed_out = false;
+  if (std::isfinite(ns))
+    timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
+  else
+    impl_->sem->acquire();
+  if (timed_out && impl_->released) impl_->sem->acquire();  // released at the timeout's date: a wake
+  impl_->waiting = Impl::Wait::None;
+  state_ = State::Running;
+  trace_wait(label_name(symbol).c_str(), t0);
+  Cycles spun;
+  if (spin_exec) {
+    spun = kSpinForeverCycles - exec->get_remaining();
+    exec->cancel();
+  } else {
+    spun = engine_.ns_to_cycles(engine_.clock_ns() - t0);
+  }
+  account(spun, symbol);
   return !timed_out || impl_->released;
 }
 

@@ -54,6 +54,9 @@ class Thread {
   TimeNs local_now_ns() const;
   void park(Label path = kNoLabel);  // block until unpark(); returns at once if a permit is pending
   bool park_for_ns(TimeNs ns, Label path = kNoLabel);  // false on timeout
+  // Busy-wait (a polling loop whose passes find nothing) until unpark() or for at most ns (infinity:
+  // no timeout). The thread keeps its CPU busy meanwhile, accounted to `symbol`. False on timeout.
+  bool spin_for_ns(TimeNs ns, Label symbol);
   // Wait for a lock hand-off (grant()). Wake-ups (unpark) that arrive meanwhile do not end this
   // wait; they leave a permit for the next park, as a wake-up of a running task does. With `spin`
   // the thread burns its CPU while waiting, accounted to `symbol`. Returns the cycles spun.

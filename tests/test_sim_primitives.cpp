@@ -326,3 +326,30 @@ TEST_CASE("sim: only one engine per process") {
   Engine e({1, 1.0}, zero_costs());
   CHECK_THROWS_AS(Engine({1, 1.0}, zero_costs()), std::logic_error);
 }
+
+TEST_CASE("sim: a lock knows when it came from another CPU (its data must move too)") {
+  Engine e({2, 1.0}, zero_costs());
+  SpinLock lock("l");
+  const Label site = intern("site");
+  std::vector<bool> moved;
+  auto take = [&](Cycles hold) {  // at 1 GHz, one cycle is 1 ns
+    lock.lock(site);
+    moved.push_back(lock.moved());
+    current().compute(hold, intern("cs"));
+    lock.unlock();
+  };
+  // a (CPU 0) takes it twice, then b (CPU 1) uncontended, then a again while b holds it
+  // (a contended hand-off from CPU 1 to CPU 0).
+  e.spawn("a", "app", 0, [&] {
+    take(10);
+    take(10);
+    current().sleep_ns(100);  // t = 120: b holds it from 50 to 250
+    take(10);
+  });
+  e.spawn("b", "app", 1, [&] {
+    current().sleep_ns(50);
+    take(200);
+  });
+  e.run_until_ns(1e6);
+  CHECK(moved == std::vector<bool>{false, false, true, true});
+}

@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
       "report", "Write one self-contained HTML page (tables, gnuplot SVG plots) from a compare or sweep DIR");
   add_report_options(*rep_cmd, rep);
 
+  ImportFioOptions imp;
+  auto* imp_cmd = app.add_subcommand(
+      "import-fio",
+      "Write the scenario equivalent to a fio job (io_uring engine), from a job file or --cmdline");
+  add_import_fio_options(*imp_cmd, imp);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,5 +64,6 @@ int main(int argc, char** argv) {
   if (*swp_cmd) return cmd_sweep(swp);
   if (*mrg_cmd) return cmd_merge(mrg);
   if (*rep_cmd) return cmd_report(rep);
+  if (*imp_cmd) return cmd_import_fio(imp);
   return 2;
 }

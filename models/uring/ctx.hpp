@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/uring/breakdown.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/task.hpp"
@@ -16,6 +17,17 @@ namespace uringsim::models {
 
 class IoWq;
 class BlockHooks;
+class SqThread;
+
+// Issue flags (io_issue_sqe's issue_flags). What NONBLOCK also claims depends on the era
+// (KernelConfig::issue_flags_split): the lock context of the issue path is checked against it.
+constexpr unsigned kIssueNonblock = 1u << 0;       // IO_URING_F_NONBLOCK
+constexpr unsigned kIssueCompleteDefer = 1u << 1;  // IO_URING_F_COMPLETE_DEFER (needs uring_lock)
+constexpr unsigned kIssueUnlocked = 1u << 2;       // IO_URING_F_UNLOCKED (5.16+)
+
+// io_uring_enter flags (the ones modelled).
+constexpr unsigned kEnterGetEvents = 1u << 0;  // IORING_ENTER_GETEVENTS
+constexpr unsigned kEnterSqWakeup = 1u << 1;   // IORING_ENTER_SQ_WAKEUP
 
 struct Cqe {
   std::uint64_t user_data;
@@ -27,6 +39,9 @@ struct UringStats {
   std::uint64_t sqes_submitted = 0, cqes_posted = 0, cq_overflowed = 0;
   std::uint64_t inline_completed = 0, poll_armed = 0, poll_ready_at_arm = 0, poll_woken = 0;
   std::uint64_t punted = 0, punt_non_pollable = 0, iowq_completed = 0, worker_blocked = 0;
+  // SQ-ring (SQPOLL / IOPOLL) paths
+  std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
+  std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
 };
 
 class IoRingCtx {
@@ -43,6 +58,39 @@ class IoRingCtx {
   bool pop_cqe(Cqe& out);  // user space: read the next CQE (advances the CQ head)
   std::size_t cq_ready() const { return cq_.size(); }
 
+  // --- rings whose SQEs user space writes into the SQ ring (SQPOLL and/or IOPOLL set up) ---
+  void setup(bool sqpoll, bool iopoll) {
+    sqpoll_ = sqpoll;
+    iopoll_ = iopoll;
+  }
+  void attach_sq_thread(SqThread* sqd) { sqd_ = sqd; }
+  bool sqpoll() const { return sqpoll_; }
+  bool iopoll() const { return iopoll_; }
+  // User space: write an SQE and publish the SQ tail (a spinning SQ thread notices it).
+  void sq_push(Request& req);
+  std::size_t sq_pending() const { return sq_ring_.size(); }
+  // IORING_SQ_NEED_WAKEUP in sq_flags, as user space reads it after a full barrier.
+  bool sq_need_wakeup() const { return need_wakeup_; }
+  // io_uring_enter(to_submit, min_complete, flags) on such a ring: SQPOLL rings only wake the
+  // SQ thread (and, with the deputy, submit); others submit from the SQ ring; GETEVENTS polls on
+  // IOPOLL rings without SQPOLL, else waits for CQEs. Returns the count io_uring_enter returns.
+  int enter_ring(int to_submit, int min_complete, unsigned flags);
+  // User space busy-waits until `min` CQEs are ready (fio's reap loop on SQPOLL rings never
+  // enters the kernel); task_work signalled to the task runs on the way back to user space.
+  void spin_for_cqes(std::size_t min);
+
+  // --- the SQ thread (io_sq_thread) ---
+  // __io_sq_thread: reap polled completions, submit up to `cap` SQEs for `sq_task`. True if it
+  // submitted or polled requests are in flight (the thread keeps spinning).
+  bool sq_thread_pass(int cap, Task& sq_task);
+  bool sq_thread_has_work() const { return !sq_ring_.empty() || iopoll_any_done(); }
+  bool iopoll_pending() const { return !iopoll_list_.empty(); }
+  void set_need_wakeup(bool on) { need_wakeup_ = on; }
+
+  // --- the drive's completions ---
+  void iopoll_device_done(Request& req);  // a polled command is done (drive context): tell the poller
+  void rw_complete_irq(Request& req);     // interrupt context: complete through the task's task_work
+
   // --- kernel paths used by other components ---
   void poll_wake(Request& req);                              // a file's wake callback (waker's context)
   void io_wq_submit_work(Request& req, BlockHooks& worker);  // run by an io-wq worker
@@ -50,12 +98,22 @@ class IoRingCtx {
   void tw_end();                                             // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
+  const LatencyBreakdown& breakdown() const { return breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
   std::size_t overflow_len() const { return overflow_.size(); }
   Task& owner() { return owner_; }
   const KernelConfig& kernel() const { return k_; }
 
+  // End of run: every submitted request is either completed or still owned by a kernel path.
+  void final_checks() const;
+
  private:
+  // Does an issue with these flags assume uring_lock is held? (seed 004)
+  bool claims_uring_lock(unsigned flags) const {
+    return k_.issue_flags_split ? !(flags & kIssueUnlocked) : (flags & kIssueNonblock) != 0;
+  }
+  // io_issue_sqe for a non-blocking attempt: checks the lock context the flags claim, then tries.
+  bool issue_nonblock(Request& req, unsigned flags, sim::Label path);
   void queue_sqe(Request& req);
   void issue_inline(Request& req);  // NONBLOCK | COMPLETE_DEFER, holding uring_lock
   void queue_async_work(Request& req);
@@ -69,6 +127,10 @@ class IoRingCtx {
   void cq_ev_posted();
   void flush_overflow();
   void cqring_wait(int min_complete);
+  int submit_sqes(int nr, Task& submitter);  // io_submit_sqes from the SQ ring, uring_lock held
+  int do_iopoll();                           // io_do_iopoll, uring_lock held
+  void iopoll_check(int min_complete);       // GETEVENTS on an IOPOLL ring without SQPOLL
+  bool iopoll_any_done() const;
 
   KernelConfig k_;
   const UringCosts& c_;
@@ -85,6 +147,13 @@ class IoRingCtx {
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
   UringStats stats_;
+  LatencyBreakdown breakdown_;
+  bool sqpoll_ = false, iopoll_ = false, need_wakeup_ = false;
+  SqThread* sqd_ = nullptr;
+  std::deque<Request*> sq_ring_;
+  std::vector<Request*> iopoll_list_;
+  sim::Thread* iopoll_spinner_ = nullptr;  // the task spinning in io_iopoll_check
+  sim::Thread* cq_spinner_ = nullptr;      // user space spinning on the CQ
 };
 
 }  // namespace uringsim::models

@@ -22,6 +22,9 @@ class File {
   virtual bool pollable() const = 0;
   // io-wq hashing key for hashed work (an inode); 0 = not hashed.
   virtual std::uint32_t hash_key(Op op) const { return 0; }
+  // Asynchronous issue (block devices with O_DIRECT): true if the request was handed to a device
+  // and will complete later (-EIOCBQUEUED); false to go on with try_issue.
+  virtual bool issue_async(Request& req) { return false; }
   // Non-blocking attempt (IO_URING_F_NONBLOCK): true if it completed (req.result set),
   // false for -EAGAIN.
   virtual bool try_issue(Request& req) = 0;

@@ -12,7 +12,9 @@ namespace {
 struct Syms {
   sim::Label enqueue = sim::intern("io_wqe_enqueue"), get_work = sim::intern("io_get_next_work"),
              busy = sim::intern("__io_worker_busy"), handle = sim::intern("io_worker_handle_work"),
-             create = sim::intern("create_io_thread");
+             create = sim::intern("create_io_thread"), worker = sim::intern("io_wqe_worker"),
+             dec_running = sim::intern("io_wqe_dec_running"),
+             create_check = sim::intern("io_wqe_create_worker");
   sim::Label site_enqueue = sim::intern("io_wqe_enqueue"), site_create = sim::intern("io_wqe_create_worker"),
              site_new = sim::intern("create_io_worker"), site_worker = sim::intern("io_wqe_worker"),
              site_handle = sim::intern("io_worker_handle_work"),
@@ -26,13 +28,21 @@ const Syms& syms() {
 }
 }  // namespace
 
+void IoWq::touch(const sim::Lock& l, double lines, sim::Label symbol) {
+  // The section's shared data moves with the lock: if the lock came from another CPU, so must the
+  // lines the section writes. This is what makes a contended section longer than its code.
+  if (l.moved()) sim::current().charge(lines * c_.cacheline_transfer, symbol);
+}
+
 void IoWqWorker::before_block() {
+  if (current_) LatencyBreakdown::move(*current_, Stage::NetOrDevice, sim::current().local_now_ns());
   ++acct_.blocked_in_work;
   wq_.worker_sleeping(*this);
 }
 void IoWqWorker::after_block() {
   --acct_.blocked_in_work;
   wq_.worker_running(*this);
+  if (current_) LatencyBreakdown::move(*current_, Stage::WorkerRun, sim::current().local_now_ns());
 }
 
 IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, Task& owner,
@@ -59,7 +69,9 @@ IoWq::~IoWq() = default;
 void IoWq::enqueue(Request& req) {
   IoWqAcct& acct = acct_[req.wq_unbound ? 1 : 0];
   list_lock(acct).lock(syms().site_enqueue);
+  LatencyBreakdown::lock_wait(req, list_lock(acct).last_wait_ns());
   sim::current().charge(c_.iowq_enqueue, syms().enqueue);
+  touch(list_lock(acct), c_.iowq_list_lines, syms().enqueue);
   // Hashed work goes right after the last item of its bucket, so each chain stays contiguous.
   auto pos = acct.list.end();
   if (req.wq_hashed) {
@@ -72,7 +84,9 @@ void IoWq::enqueue(Request& req) {
   if (split_) {  // the free list stays under wqe->lock
     acct.lock->unlock();
     wqe_lock_->lock(syms().site_enqueue);
+    LatencyBreakdown::lock_wait(req, wqe_lock_->last_wait_ns());
   }
+  touch(*wqe_lock_, c_.iowq_free_list_lines, syms().enqueue);
   const bool do_create = !activate_free_worker(acct);
   wqe_lock_->unlock();
   if (do_create && (req.wq_concurrent || acct.nr_running == 0)) create_worker(acct);
@@ -91,6 +105,7 @@ bool IoWq::activate_free_worker(IoWqAcct& acct) {
 
 bool IoWq::create_worker(IoWqAcct& acct) {
   wqe_lock_->lock(syms().site_create);
+  touch(*wqe_lock_, c_.iowq_count_lines, syms().create_check);
   if (acct.nr_workers >= acct.max_workers) {
     wqe_lock_->unlock();
     return false;
@@ -129,6 +144,7 @@ void IoWq::worker_main(IoWqWorker& w) {
   bool last_timeout = false;
   for (;;) {
     list_lock(acct).lock(syms().site_worker);
+    touch(list_lock(acct), c_.iowq_count_lines, syms().worker);
     if (acct.run_queue()) {
       handle_work(w);
       last_timeout = false;
@@ -138,6 +154,7 @@ void IoWq::worker_main(IoWqWorker& w) {
       acct.lock->unlock();
       wqe_lock_->lock(syms().site_worker);
     }
+    touch(*wqe_lock_, c_.iowq_free_list_lines, syms().worker);
     // Timed out idle: exit, unless this is the account's last worker.
     if (last_timeout && acct.nr_workers > 1) {
       --acct.nr_workers;
@@ -182,12 +199,20 @@ void IoWq::handle_work(IoWqWorker& w) {
   for (;;) {
     std::vector<Request*> chain;
     Request* req = get_next_work(acct, chain);
+    // The worker waited for the list lock before it knew which item it would get: that wait
+    // delayed the item it got.
+    const sim::TimeNs list_wait = list_lock(acct).last_wait_ns();
+    sim::TimeNs busy_wait = 0;
     if (split_) {
       acct.lock->unlock();
-      if (req) wqe_lock_->lock(syms().site_busy);
+      if (req) {
+        wqe_lock_->lock(syms().site_busy);
+        busy_wait = wqe_lock_->last_wait_ns();
+      }
     }
     if (req && w.free_) {  // __io_worker_busy
       self.charge(c_.iowq_worker_busy, syms().busy);
+      touch(*wqe_lock_, c_.iowq_free_list_lines, syms().busy);
       w.free_ = false;
       free_list_.erase(std::find(free_list_.begin(), free_list_.end(), &w));
     }
@@ -197,9 +222,13 @@ void IoWq::handle_work(IoWqWorker& w) {
     const bool hashed = req->wq_hashed;
     const std::uint32_t hash = req->wq_hash;
     for (Request* r : chain) {
+      if (r == req) LatencyBreakdown::lock_wait(*r, list_wait + busy_wait);  // inside its queue time
+      LatencyBreakdown::move(*r, Stage::WorkerRun, self.local_now_ns());
       self.charge(c_.iowq_work_overhead, syms().handle);
       trace_step(*r, 't', "io-wq worker");
+      w.current_ = r;
       r->ctx->io_wq_submit_work(*r, w);
+      w.current_ = nullptr;
     }
     if (hashed) hash_done(acct, hash);
     list_lock(acct).lock(syms().site_handle);
@@ -208,6 +237,7 @@ void IoWq::handle_work(IoWqWorker& w) {
 
 Request* IoWq::get_next_work(IoWqAcct& acct, std::vector<Request*>& chain) {
   sim::current().charge(c_.iowq_get_work, syms().get_work);
+  touch(list_lock(acct), c_.iowq_list_lines, syms().get_work);
   bool stall = false;
   for (auto it = acct.list.begin(); it != acct.list.end(); ++it) {
     Request* r = *it;
@@ -254,6 +284,7 @@ void IoWq::worker_sleeping(IoWqWorker& w) {
   // the split one; the creation request is queued after the lock is dropped.
   sim::SpinLock& l = split_ ? *acct.lock : *wqe_lock_;
   l.lock(split_ ? syms().site_dec_running : syms().site_sleeping);
+  touch(l, c_.iowq_count_lines, syms().dec_running);
   --acct.nr_running;
   const bool create = acct.nr_running == 0 && acct.run_queue();
   if (create) ++acct.nr_running;

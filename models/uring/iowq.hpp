@@ -62,6 +62,7 @@ class IoWqWorker final : public BlockHooks {
   bool free_ = false;            // IO_WORKER_F_FREE: on the free list
   bool asleep_ = false;          // sleeping idle (wake_up_process would succeed)
   bool create_pending_ = false;  // create_state: one creation request in flight
+  Request* current_ = nullptr;   // the work item being run (its latency breakdown sees blocking)
 };
 
 class IoWq {
@@ -91,6 +92,7 @@ class IoWq {
   void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
   void hash_done(IoWqAcct& acct, std::uint32_t hash);
   sim::SpinLock& list_lock(IoWqAcct& a) { return split_ ? *a.lock : *wqe_lock_; }
+  void touch(const sim::Lock& l, double lines, sim::Label symbol);  // shared data lines of a section
 
   sim::Engine& engine_;
   KernelConfig k_;

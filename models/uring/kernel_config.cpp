@@ -8,13 +8,28 @@ namespace {
 constexpr int kUnlimitedWorkers = 1 << 20;
 }  // namespace
 
+const char* async_mode_name(AsyncMode m) {
+  switch (m) {
+    case AsyncMode::Blocking:
+      return "blocking";
+    case AsyncMode::Hybrid:
+      return "hybrid";
+    case AsyncMode::HybridV1:
+      return "hybrid-v1";
+  }
+  return "?";
+}
+
 KernelConfig KernelConfig::from(const config::Scenario& s) {
   KernelConfig k;
   k.era = s.at("/kernel/era").get<std::string>();
   const bool before_516 = k.era == "5.15";
   const auto mode = s.at("/kernel/async_mode").get<std::string>();
-  k.async_mode =
-      mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking : AsyncMode::Hybrid;
+  k.async_mode = mode == "hybrid-v1"                                    ? AsyncMode::HybridV1
+                 : mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking
+                                                                        : AsyncMode::Hybrid;
+  k.issue_flags_split =
+      k.async_mode == AsyncMode::Hybrid || (!before_516 && k.async_mode != AsyncMode::HybridV1);
   const auto ready = s.at("/kernel/apoll_ready").get<std::string>();
   k.apoll_ready =
       ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
@@ -31,6 +46,10 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.poll_once = before_516;
   k.iowq_split_lock = lock == "split" || (lock == "auto" && (k.era == "5.18" || k.era == "6.x"));
   k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
+  k.sq_idle_ns = s.at("/kernel/sqpoll/idle_us").get<double>() * 1e3;
+  k.sq_deputy = s.at("/kernel/sqpoll/deputy").get<bool>();
+  k.sq_deputy_under_iopoll = s.at("/kernel/sqpoll/deputy_under_iopoll").get<bool>();
+  k.sq_submit_cap = s.at("/kernel/sqpoll/submit_cap").get<int>();
   return k;
 }
 
@@ -55,10 +74,20 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.iowq_enqueue = t.get("iowq_enqueue_cycles");
   c.iowq_get_work = t.get("iowq_get_work_cycles");
   c.iowq_worker_busy = t.get("iowq_worker_busy_cycles");
+  c.iowq_list_lines = t.get("iowq_list_lines");
+  c.iowq_free_list_lines = t.get("iowq_free_list_lines");
+  c.iowq_count_lines = t.get("iowq_count_lines");
+  c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
   c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");
   c.app_sqe_prep = t.get("app_sqe_prep_cycles");
+  c.nvme_submit = t.get("nvme_submit_cycles");
+  c.rw_complete = t.get("rw_complete_cycles");
+  c.irq_handle = t.get("irq_handle_cycles");
+  c.iopoll_pass = t.get("iopoll_pass_cycles");
+  c.sq_loop_pass = t.get("sq_loop_pass_cycles");
+  c.fio_io = t.get("fio_io_cycles");
   return c;
 }
 

@@ -8,7 +8,10 @@
 
 namespace uringsim::models {
 
-enum class AsyncMode { Blocking, Hybrid };
+// HybridV1: the first posting of seed 000 (reviewed in seed 004): the worker issues with NONBLOCK
+// while NONBLOCK still also meant "holds uring_lock".
+enum class AsyncMode { Blocking, Hybrid, HybridV1 };
+const char* async_mode_name(AsyncMode m);
 enum class ApollReady { Inline, TaskWork };
 
 struct KernelConfig {
@@ -20,9 +23,17 @@ struct KernelConfig {
   bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone
   bool tw_on_enter = false;     // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once = false;       // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
+  // IO_URING_F_UNLOCKED exists (5.16, with the merged hybrid mode): "may not hold uring_lock" is its
+  // own flag. Without it, IO_URING_F_NONBLOCK also means "the caller holds uring_lock".
+  bool issue_flags_split = true;
   sim::TimeNs worker_idle_timeout_ns = 5e9;
   int sq_entries = 4096;
   int cq_entries = 8192;
+  // SQPOLL (kernel.sqpoll)
+  sim::TimeNs sq_idle_ns = 1e9;         // sq_thread_idle
+  bool sq_deputy = false;               // seed 001's IORING_ENTER_SQ_DEPUTY (never merged)
+  bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
+  int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE
 
   static KernelConfig from(const config::Scenario& s);
 };
@@ -35,7 +46,12 @@ struct UringCosts {
   sim::Cycles client_round_trip;
   sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
   sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
+  // Shared data lines written inside io-wq's locked sections, and what one line costs to fetch from
+  // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
+  double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
+  sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
+  sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io;
 
   static UringCosts from(const config::CostTable& t);
 };

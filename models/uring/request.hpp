@@ -2,12 +2,14 @@
 // A request (struct io_kiocb): one SQE's journey through the issue paths to its CQE.
 #include <cstdint>
 
+#include "models/uring/breakdown.hpp"
 #include "sim/types.hpp"
 
 namespace uringsim::models {
 
 class File;
 class IoRingCtx;
+class Task;
 
 enum class Op { Recv, Send, Read, Write, Nop };
 const char* op_name(Op op);
@@ -34,6 +36,13 @@ struct Request {
   std::uint32_t wq_hash = 0;
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
+
+  StageClock clock;  // where its latency goes (breakdown.hpp)
+  // For the invariant checks: handed out by new_request() and not yet released; submitted to the
+  // kernel; its CQE posted (exactly once).
+  bool alive = false, submitted = false, cqe_posted = false;
+  Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
+  bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
 };
 
 }  // namespace uringsim::models

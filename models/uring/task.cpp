@@ -35,6 +35,7 @@ void Task::add(IoRingCtx* ctx, std::function<void()> fn) {
     sleeping_on_->wake(*thread_);  // TWA_SIGNAL wakes an interruptible sleep
   } else {
     self.charge(costs_.tw_notify_ipi, sym_ipi());  // kick the running task into the kernel
+    if (kick_) kick_();
   }
 }
 

@@ -30,6 +30,9 @@ class Task {
 
   // The task is sleeping interruptibly on `wq` (e.g. waiting for CQEs); a task_work add wakes it.
   void sleeping_on(sim::WaitQueue* wq) { sleeping_on_ = wq; }
+  // The task is busy-polling (SQ thread, user-space CQ spin): a task_work add also calls `kick`
+  // (after the IPI's cost) so that the poller notices TIF_NOTIFY_SIGNAL. Empty: not polling.
+  void set_kick(std::function<void()> kick) { kick_ = std::move(kick); }
 
   std::uint64_t items_run() const { return items_run_; }
 
@@ -43,6 +46,7 @@ class Task {
   std::deque<Item> list_;
   std::unique_ptr<sim::SpinLock> task_lock_;
   sim::WaitQueue* sleeping_on_ = nullptr;
+  std::function<void()> kick_;
   std::uint64_t items_run_ = 0;
 };
 

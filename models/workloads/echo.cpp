@@ -225,6 +225,10 @@ void EchoModel::sampler_main() {
   }
 }
 
+void EchoModel::final_checks() const {
+  ctx_->final_checks();
+}
+
 void EchoModel::report(nlohmann::json& r) const {
   auto acct_json = [](const IoWqAcct& a) {
     return nlohmann::json{{"max_workers", a.max_workers},
@@ -255,8 +259,9 @@ void EchoModel::report(nlohmann::json& r) const {
                 {"iowq_completed", s.iowq_completed},
                 {"worker_blocking_issues", s.worker_blocked},
                 {"task_work_items", task_->items_run()}};
+  r["breakdown"] = ctx_->breakdown().to_json();
   r["echo"] = {{"connections", connections_},
-               {"async_mode", k_.async_mode == AsyncMode::Hybrid ? "hybrid" : "blocking"},
+               {"async_mode", async_mode_name(k_.async_mode)},
                {"round_trips_window", round_trips_window_}};
 }
 

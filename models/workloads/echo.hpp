@@ -24,6 +24,7 @@ class EchoModel final : public Model {
   ~EchoModel() override;
   int external_cpus() const override { return local_clients_ ? 0 : 1; }
   void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
+  void final_checks() const override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
 

@@ -22,6 +22,7 @@ struct RunOptions {
   bool quiet = false;
   bool profile = false;           // print the perf-style profile
   bool locks = false;             // print lock statistics
+  bool breakdown = false;         // print the request latency breakdown
   std::string trace_file;         // --trace: Chrome/Perfetto timeline
   std::string trace_window;       // --trace-window-ms a:b
   bool allow_violations = false;  // exit 0 even if the design-review checks failed
@@ -90,5 +91,17 @@ struct ReportOptions {
 };
 void add_report_options(CLI::App& cmd, ReportOptions& o);
 int cmd_report(const ReportOptions& o);
+
+struct ImportFioOptions {
+  std::string job_file;           // "" = use cmdline
+  std::string cmdline;            // a fio command line
+  std::string out;                // "" = standard output
+  std::string name;               // scenario name; "" = derived
+  std::string job;                // job section to import; "" = the only (or identical) job(s)
+  std::vector<std::string> vars;  // NAME=VALUE for ${NAME} placeholders
+  bool lenient = false;           // unsupported options are warnings, not errors
+};
+void add_import_fio_options(CLI::App& cmd, ImportFioOptions& o);
+int cmd_import_fio(const ImportFioOptions& o);
 
 }  // namespace uringsim::app

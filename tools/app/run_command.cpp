@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <iostream>
 
@@ -51,6 +53,27 @@ std::string render_locks(const nlohmann::json& locks) {
                                 rows);
 }
 
+// The latency breakdown at the mean and in the tail: one row per stage, in µs and as a share.
+std::string render_breakdown(const nlohmann::json& b) {
+  const auto& mean = b.at("mean");
+  const auto& tail = b.at("p99_and_beyond");
+  std::vector<std::vector<std::string>> rows;
+  const double lm = mean.at("latency_us").get<double>(), lt = tail.at("latency_us").get<double>();
+  for (const auto& [stage, v] : mean.at("stages_us").items()) {
+    // Stages timed from different threads' clocks can be off by rounding: show -0 as 0.
+    auto clean = [](double x) { return std::abs(x) < 5e-4 ? 0.0 : x; };
+    const double m = clean(v.get<double>()), t = clean(tail.at("stages_us").at(stage).get<double>());
+    rows.push_back({stage, fmt::format("{:.3f}", m), fmt::format("{:.1f}", lm > 0 ? 100 * m / lm : 0.0),
+                    fmt::format("{:.3f}", t), fmt::format("{:.1f}", lt > 0 ? 100 * t / lt : 0.0)});
+  }
+  rows.push_back({"total (SQE prepared -> CQE read)", fmt::format("{:.3f}", lm), "100.0",
+                  fmt::format("{:.3f}", lt), "100.0"});
+  return fmt::format("# Request latency by stage: {} requests; tail = the {} at or beyond p99 = {:.3f} us\n",
+                     b.at("requests").get<std::uint64_t>(), tail.at("requests").get<std::uint64_t>(),
+                     b.at("p99_us").get<double>()) +
+         analysis::render_table({"stage", "mean us", "mean %", "tail us", "tail %"}, rows);
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -67,6 +90,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       "--trace-window-ms", o.trace_window,
       "Simulated time span of the timeline, a:b in ms (default: the first 5 ms after the warm-up)");
   cmd.add_flag("--locks", o.locks, "Print lock statistics per lock and call site, like /proc/lock_stat");
+  cmd.add_flag(
+      "--breakdown", o.breakdown,
+      "Print where request latency goes, stage by stage, at the mean and for requests at or beyond p99");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
 }
@@ -145,11 +171,18 @@ int cmd_run(const RunOptions& o) {
                                 result.run_info["real_time_factor"].get<double>())});
     rows.push_back({"results", out + "/results.json"});
     std::cout << analysis::render_table({}, rows);
+    if (!result.text.empty()) std::cout << "\n" << result.text;
   }
   if (!o.quiet)
     for (const auto& r : result.reports) std::cout << "\n" << r;
   if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
   if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
+  if (o.breakdown) {
+    if (result.results.contains("breakdown"))
+      std::cout << "\n" << render_breakdown(result.results.at("breakdown"));
+    else
+      std::cout << "\n(no latency breakdown: this workload has no io_uring requests)\n";
+  }
   if (result.checks_ok || o.allow_violations) return kExitOk;
   const auto& c = result.results.at("checks");
   std::cerr << fmt::format(

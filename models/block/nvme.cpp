@@ -1,0 +1,177 @@
+#include "models/block/nvme.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "models/uring/ctx.hpp"
+#include "sim/sched.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::models {
+namespace {
+// A hard interrupt preempts whatever runs on its CPU: with fluid CPU sharing, the largest CFS
+// weight (nice -20, 88761/1024) stands in for that priority.
+constexpr double kIrqWeight = 88761.0 / 1024.0;
+
+std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
+  std::map<std::uint32_t, Distribution> t;
+  for (const auto& r : rows)
+    t[r.at("bs_bytes").get<std::uint32_t>()] = Distribution::from_json(r.at("service"));
+  return t;
+}
+}  // namespace
+
+NvmeDevice::NvmeDevice(const config::Scenario& s, const UringCosts& costs)
+    : c_(costs),
+      cores_(s.at("/machine/cores").get<int>()),
+      hw_queues_(s.at("/device/hw_queues").get<int>()),
+      parallelism_(s.at("/device/parallelism").get<int>()),
+      read_(table(s.at("/device/read"))),
+      write_(table(s.at("/device/write"))),
+      rng_(s.at("/seed").get<std::uint64_t>(), "device.nvme.service") {
+  if (hw_queues_ == 0) hw_queues_ = cores_;  // one per core
+}
+
+void NvmeDevice::check_block_size(Op op, std::uint32_t bs, const std::string& where) const {
+  const auto& t = op == Op::Write ? write_ : read_;
+  if (t.count(bs)) return;
+  std::string listed;
+  for (const auto& [size, d] : t) listed += (listed.empty() ? "" : ", ") + std::to_string(size);
+  throw config::InputError(fmt::format("{}: no {} service time for bs_bytes {} in /device/{} (listed: {})",
+                                       where, op == Op::Write ? "write" : "read", bs,
+                                       op == Op::Write ? "write" : "read", listed));
+}
+
+const Distribution& NvmeDevice::service(Op op, std::uint32_t bs) const {
+  return (op == Op::Write ? write_ : read_).at(bs);  // checked when the model was built
+}
+
+void NvmeDevice::start(sim::Engine& engine) {
+  engine_ = &engine;
+  sim::ThreadOptions o;
+  o.daemon = true;
+  o.accounted = false;  // the drive's own controller, not a CPU of the machine
+  drive_ = &engine.spawn(
+      "nvme0", "nvme", 0, [this] { drive_main(); }, o);
+}
+
+void NvmeDevice::submit(Request& req, bool polled, std::function<void()> on_done) {
+  auto& self = sim::current();
+  static const sim::Label sym = sim::intern("nvme_queue_rq");
+  self.charge(c_.nvme_submit, sym);
+  ++stats_.submitted;
+  // With fewer queues than CPUs, CPU c uses queue c mod n, whose interrupt is taken on CPU (queue).
+  const int irq_cpu = self.cpu() % hw_queues_;
+  Cmd cmd{&req, polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
+  const sim::TimeNs t = self.local_now_ns();  // the doorbell is written at the end of that work
+  if (in_service_ < parallelism_) {
+    begin(std::move(cmd), t);
+  } else {
+    waiting_.push_back(std::move(cmd));
+    stats_.queued_peak = std::max<std::uint64_t>(stats_.queued_peak, waiting_.size());
+  }
+}
+
+void NvmeDevice::begin(Cmd cmd, sim::TimeNs t_start) {
+  ++in_service_;
+  stats_.service_ns_total += cmd.service_ns;
+  const sim::TimeNs t_done = t_start + cmd.service_ns;
+  const std::uint64_t seq = next_seq_++;
+  by_seq_.emplace(seq, std::move(cmd));
+  due_.push({t_done, seq});
+  if (drive_sleeping_until_ > t_done) drive_->unpark();  // it sleeps past this completion: re-plan
+}
+
+void NvmeDevice::drive_main() {
+  auto& self = sim::current();
+  constexpr sim::TimeNs kNever = std::numeric_limits<double>::infinity();
+  for (;;) {
+    if (due_.empty()) {
+      drive_sleeping_until_ = kNever;
+      self.park();
+      drive_sleeping_until_ = -1;
+      continue;
+    }
+    const Due d = due_.top();
+    const sim::TimeNs now = sim::now_ns();
+    if (d.t > now) {
+      drive_sleeping_until_ = d.t;
+      self.park_for_ns(d.t - now);
+      drive_sleeping_until_ = -1;
+      continue;
+    }
+    due_.pop();
+    auto it = by_seq_.find(d.seq);
+    Cmd cmd = std::move(it->second);
+    by_seq_.erase(it);
+    --in_service_;
+    if (!waiting_.empty()) {
+      Cmd next = std::move(waiting_.front());
+      waiting_.pop_front();
+      begin(std::move(next), d.t);
+    }
+    complete(cmd);
+  }
+}
+
+void NvmeDevice::complete(Cmd& cmd) {
+  ++stats_.completed;
+  if (cmd.polled) {
+    // The completion entry is in memory; only a poller will find it.
+    ++stats_.polled_done;
+    cmd.req->iopoll_done = true;
+    cmd.on_done();
+    return;
+  }
+  ++stats_.irqs;
+  auto& q = irq_[cmd.irq_cpu];
+  if (!q) {
+    q = std::make_unique<IrqQueue>();
+    sim::ThreadOptions o;
+    o.daemon = true;
+    o.weight = kIrqWeight;
+    IrqQueue* qp = q.get();
+    q->thread = &engine_->spawn(
+        fmt::format("irq/nvme0q{}", cmd.irq_cpu), "[irq] nvme", cmd.irq_cpu, [this, qp] { irq_main(*qp); },
+        o);
+  }
+  q->pending.push_back(std::move(cmd));
+  q->thread->unpark();
+}
+
+void NvmeDevice::irq_main(IrqQueue& q) {
+  static const sim::Label sym = sim::intern("nvme_irq");
+  auto& self = sim::current();
+  for (;;) {
+    while (!q.pending.empty()) {
+      std::vector<Cmd> batch;
+      batch.swap(q.pending);
+      self.charge(c_.irq_handle, sym);  // one interrupt for what has arrived (no coalescing modelled)
+      for (auto& cmd : batch) cmd.on_done();
+    }
+    self.park();
+  }
+}
+
+bool BlockFile::issue_async(Request& req) {
+  if (!direct_) return false;  // buffered: -EAGAIN for the non-blocking attempt, then io-wq
+  IoRingCtx* ctx = req.ctx;
+  if (ctx->iopoll())
+    dev_.submit(req, true, [ctx, &req] { ctx->iopoll_device_done(req); });
+  else
+    dev_.submit(req, false, [ctx, &req] { ctx->rw_complete_irq(req); });
+  return true;
+}
+
+void BlockFile::issue_blocking(Request& req, BlockHooks* hooks) {
+  static const sim::Label sym = sim::intern("blkdev_read_iter");
+  sim::Thread& self = sim::current();
+  dev_.submit(req, false, [&self] { sim::wake_up_process(self); });
+  if (hooks) hooks->before_block();
+  sim::sleep_until_woken();
+  if (hooks) hooks->after_block();
+  self.charge(c_.rw_complete, sym);
+}
+
+}  // namespace uringsim::models

@@ -1,0 +1,101 @@
+#pragma once
+// The NVMe drive (scenario `device`) and the block-device file requests target. A command is
+// issued from the submitting context (which pays the block layer and the doorbell), is serviced
+// by the drive for a time drawn from the table of its block size, and completes either by
+// interrupt (an IRQ thread on the hardware queue's CPU runs the completion) or, for polled
+// (IOPOLL) commands, silently: the command is marked done and nothing more happens until a poller
+// looks. See docs/models/nvme.md.
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "config/scenario.hpp"
+#include "models/distribution.hpp"
+#include "models/uring/file.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "sim/engine.hpp"
+#include "sim/random.hpp"
+
+namespace uringsim::models {
+
+struct DeviceStats {
+  std::uint64_t submitted = 0, completed = 0, irqs = 0, polled_done = 0, queued_peak = 0;
+  sim::TimeNs service_ns_total = 0;
+};
+
+class NvmeDevice {
+ public:
+  NvmeDevice(const config::Scenario& s, const UringCosts& costs);
+  // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
+  void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
+  void start(sim::Engine& engine);  // spawns the drive's own (unaccounted) thread
+
+  // Issue from the current thread: charges nvme_submit there; the drive starts after that work.
+  // `polled`: the completion only marks req.iopoll_done and calls on_done (in the drive's context,
+  // free: it models the completion entry appearing in memory). Otherwise on_done runs on the IRQ
+  // thread of the submitter's hardware queue, after irq_handle_cycles.
+  void submit(Request& req, bool polled, std::function<void()> on_done);
+
+  const DeviceStats& stats() const { return stats_; }
+  int hw_queues() const { return hw_queues_; }
+
+ private:
+  struct Cmd {
+    Request* req;
+    bool polled;
+    int irq_cpu;
+    std::function<void()> on_done;
+    sim::TimeNs service_ns;
+  };
+  struct Due {
+    sim::TimeNs t;
+    std::uint64_t seq;
+    bool operator>(const Due& o) const { return t > o.t || (t == o.t && seq > o.seq); }
+  };
+  struct IrqQueue {
+    sim::Thread* thread = nullptr;
+    std::vector<Cmd> pending;
+  };
+  const Distribution& service(Op op, std::uint32_t bs) const;
+  void begin(Cmd cmd, sim::TimeNs t_start);
+  void drive_main();
+  void complete(Cmd& cmd);
+  void irq_main(IrqQueue& q);
+
+  const UringCosts& c_;
+  int cores_, hw_queues_, parallelism_;
+  std::map<std::uint32_t, Distribution> read_, write_;
+  sim::Rng rng_;
+  sim::Engine* engine_ = nullptr;
+  sim::Thread* drive_ = nullptr;
+  sim::TimeNs drive_sleeping_until_ = 0;
+  int in_service_ = 0;
+  std::deque<Cmd> waiting_;  // beyond `parallelism`, FIFO
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::map<std::uint64_t, Cmd> by_seq_;
+  std::uint64_t next_seq_ = 0;
+  std::map<int, std::unique_ptr<IrqQueue>> irq_;  // by CPU, created on first interrupt
+  DeviceStats stats_;
+};
+
+// A block device opened by the workload (fio's --filename=/dev/nvme...). Not pollable: without
+// O_DIRECT a read or write is punted to io-wq and issued blocking there.
+class BlockFile final : public File {
+ public:
+  BlockFile(NvmeDevice& dev, const UringCosts& costs, bool direct) : dev_(dev), c_(costs), direct_(direct) {}
+  bool pollable() const override { return false; }
+  bool issue_async(Request& req) override;
+  bool try_issue(Request&) override { return false; }  // never completes inline
+  void issue_blocking(Request& req, BlockHooks* hooks) override;
+  bool poll_ready(const Request&) const override { return false; }
+  void add_poll(Request&) override {}
+
+ private:
+  NvmeDevice& dev_;
+  const UringCosts& c_;
+  bool direct_;
+};
+
+}  // namespace uringsim::models

@@ -1,0 +1,106 @@
+#include "models/uring/sqpoll.hpp"
+
+#include <limits>
+
+#include "models/uring/ctx.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::models {
+namespace {
+struct Syms {
+  sim::Label pass = sim::intern("io_sq_thread"), spin = sim::intern("io_sq_thread (idle spin)"),
+             poll_spin = sim::intern("io_do_iopoll (spin)");
+  sim::Label site = sim::intern("io_sq_thread");
+};
+const Syms& syms() {
+  static const Syms s;
+  return s;
+}
+}  // namespace
+
+SqThread::SqThread(const KernelConfig& k, const UringCosts& costs)
+    : k_(k), c_(costs), task_(costs), lock_("sqd->lock") {}
+
+void SqThread::start(sim::Engine& engine, const std::string& name, int cpu) {
+  thread_ = &engine.spawn(name, "iou-sqp", cpu, [this] { main(); });
+  task_.set_thread(*thread_);
+}
+
+void SqThread::wake() {
+  wait_.wake_all();  // wake_up(&sqd->wait): the SQ thread is its only sleeper
+}
+
+void SqThread::kick() {
+  if (!spinning_) return;
+  spinning_ = false;
+  thread_->unpark();
+}
+
+bool SqThread::has_work() const {
+  if (task_.pending()) return true;
+  for (const IoRingCtx* c : ctxs_)
+    if (c->sq_thread_has_work()) return true;
+  return false;
+}
+
+bool SqThread::polling() const {
+  for (const IoRingCtx* c : ctxs_)
+    if (c->iopoll_pending()) return true;
+  return false;
+}
+
+void SqThread::main() {
+  auto& self = sim::current();
+  task_.set_kick([this] { kick(); });
+  lock_.lock(syms().site);  // held for the whole loop, dropped only to sleep
+  sim::TimeNs timeout = sim::now_ns() + k_.sq_idle_ns;
+  for (;;) {
+    ++stats_.passes;
+    self.charge(c_.sq_loop_pass, syms().pass);
+    // One ring: no cap. Several: at most submit_cap SQEs per ring per pass, round robin.
+    const int cap = ctxs_.size() > 1 ? k_.sq_submit_cap : std::numeric_limits<int>::max();
+    bool spin = false;
+    for (IoRingCtx* c : ctxs_) spin = c->sq_thread_pass(cap, task_) || spin;
+    task_.run();
+    const sim::TimeNs now = sim::now_ns();
+    if (spin) timeout = now + k_.sq_idle_ns;
+    if (spin || now < timeout) {
+      // Keep looping. Passes that find nothing are folded into one busy wait, ended by new work
+      // (kick) or, when nothing is being polled, by the idle timeout.
+      spinning_ = true;
+      if (!has_work()) {
+        ++stats_.idle_spins;
+        const bool poll = polling();
+        self.spin_for_ns(poll ? std::numeric_limits<double>::infinity() : timeout - now,
+                         poll ? syms().poll_spin : syms().spin);
+        // Every folded pass saw polled requests in flight, so each reset the timeout: the idle
+        // period starts at the last of them, just before the pass that reaps.
+        if (poll) timeout = sim::now_ns() + k_.sq_idle_ns;
+      }
+      spinning_ = false;
+      continue;
+    }
+    go_to_sleep();
+    timeout = sim::now_ns() + k_.sq_idle_ns;
+  }
+}
+
+void SqThread::go_to_sleep() {
+  auto& self = sim::current();
+  lock_.unlock();
+  // Nothing may yield between setting NEED_WAKEUP, the re-check and queueing on sqd->wait, so the
+  // pending work is executed first: a waker then either sees the flag or its SQE is seen here.
+  self.flush();
+  for (IoRingCtx* c : ctxs_) c->set_need_wakeup(true);
+  if (!has_work() && !polling()) {
+    ++stats_.sleeps;
+    task_.sleeping_on(&wait_);
+    wait_.wait();
+    task_.sleeping_on(nullptr);
+    ++stats_.wakeups;
+  }
+  lock_.lock(syms().site);
+  for (IoRingCtx* c : ctxs_) c->set_need_wakeup(false);
+}
+
+}  // namespace uringsim::models

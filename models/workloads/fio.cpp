@@ -1,0 +1,359 @@
+#include "models/workloads/fio.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "sim/engine.hpp"
+
+namespace uringsim::models {
+namespace {
+constexpr double kNsPerS = 1e9;
+
+const sim::Label& sym_fio() {
+  static const sim::Label l = sim::intern("[app] fio io_u");
+  return l;
+}
+const sim::Label& sym_prep() {
+  static const sim::Label l = sim::intern("[app] io_uring_prep");
+  return l;
+}
+const sim::Label& sym_reap() {
+  static const sim::Label l = sim::intern("[app] fio reap");
+  return l;
+}
+
+bool is_user(const std::string& symbol) {
+  return symbol.rfind("[app]", 0) == 0;
+}
+}  // namespace
+
+const std::vector<double>& FioModel::fio_percentiles() {
+  static const std::vector<double> p = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                        80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+  return p;
+}
+
+void FioModel::LatStat::add(double ns) {
+  h.record(ns);
+  sum += ns;
+  sumsq += ns * ns;
+}
+
+double FioModel::LatStat::stdev_ns() const {
+  const double n = static_cast<double>(h.count());
+  if (n < 2) return 0;
+  const double var = (sumsq - sum * sum / n) / (n - 1);
+  return var > 0 ? std::sqrt(var) : 0;
+}
+
+FioModel::FioModel(const config::Scenario& s)
+    : k_(KernelConfig::from(s)),
+      c_(UringCosts::from(s.costs)),
+      rw_(s.at("/workload/rw").get<std::string>()),
+      rwmixread_(s.at("/workload/rwmixread").get<int>()),
+      bs_(s.at("/workload/bs_bytes").get<std::uint32_t>()),
+      iodepth_(s.at("/workload/iodepth").get<int>()),
+      numjobs_(s.at("/workload/numjobs").get<int>()),
+      sq_cpu_(s.at("/workload/sqthread_poll_cpu").get<int>()),
+      job_cpu_(s.at("/workload/cpus_allowed").get<int>()),
+      rate_iops_(s.at("/workload/rate_iops").get<double>()),
+      direct_(s.at("/workload/direct").get<bool>()),
+      hipri_(s.at("/workload/hipri").get<bool>()),
+      sqpoll_(s.at("/workload/sqthread_poll").get<bool>()),
+      seed_(s.at("/seed").get<std::uint64_t>()) {
+  if (hipri_ && !direct_)
+    throw config::InputError(s.source +
+                             ": /workload/hipri: hipri (IORING_SETUP_IOPOLL) requires direct=true: polled "
+                             "completions exist only for O_DIRECT I/O (the kernel refuses buffered I/O on an "
+                             "IOPOLL ring), got direct=false");
+  const int cores = s.at("/machine/cores").get<int>();
+  auto check_cpu = [&](int cpu, const char* field) {
+    if (cpu >= cores)
+      throw config::InputError(
+          fmt::format("{}: /workload/{}: expected -1 or a CPU below machine.cores ({}), got {}", s.source,
+                      field, cores, cpu));
+  };
+  check_cpu(job_cpu_, "cpus_allowed");
+  check_cpu(sq_cpu_, "sqthread_poll_cpu");
+  if (iodepth_ > k_.sq_entries)
+    throw config::InputError(
+        fmt::format("{}: /workload/iodepth: expected at most kernel.ring.sq_entries ({}), got {}", s.source,
+                    k_.sq_entries, iodepth_));
+  dev_ = std::make_unique<NvmeDevice>(s, c_);
+  const bool reads = rw_ == "read" || rw_ == "randread" || (rw_ == "randrw" && rwmixread_ > 0);
+  const bool writes = rw_ == "write" || rw_ == "randwrite" || (rw_ == "randrw" && rwmixread_ < 100);
+  if (reads) dev_->check_block_size(Op::Read, bs_, s.source + ": /workload/bs_bytes");
+  if (writes) dev_->check_block_size(Op::Write, bs_, s.source + ": /workload/bs_bytes");
+}
+
+FioModel::~FioModel() = default;
+
+void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
+  engine_ = &engine;
+  metrics_ = &metrics;
+  placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
+  dev_->start(engine);
+  // Pinned CPUs first, so unpinned threads avoid them.
+  for (int i = 0; i < numjobs_; ++i) {
+    auto j = std::make_unique<Job>();
+    j->index = i;
+    if (sqpoll_ && sq_cpu_ >= 0) j->sq_cpu = placer_->pin(sq_cpu_);
+    jobs_.push_back(std::move(j));
+  }
+  for (auto& jp : jobs_) {
+    Job& j = *jp;
+    j.cpu = job_cpu_ >= 0 ? placer_->pin(job_cpu_) : placer_->pick();
+    if (sqpoll_ && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
+    j.task = std::make_unique<Task>(c_);
+    j.wq = std::make_unique<IoWq>(engine, k_, c_, *j.task, *placer_);
+    j.ctx = std::make_unique<IoRingCtx>(k_, c_, *j.task, *j.wq);
+    j.ctx->setup(sqpoll_, hipri_);
+    j.file = std::make_unique<BlockFile>(*dev_, c_, direct_);
+    j.slots.resize(static_cast<std::size_t>(iodepth_));
+    for (int s = iodepth_ - 1; s >= 0; --s) j.free_slots.push_back(s);
+    j.mix = std::make_unique<sim::Rng>(seed_, fmt::format("fio.job{}.rwmix", j.index));
+    if (sqpoll_) {
+      j.sqd = std::make_unique<SqThread>(k_, c_);
+      j.sqd->attach(*j.ctx);
+      j.ctx->attach_sq_thread(j.sqd.get());
+      j.sqd->start(engine, fmt::format("iou-sqp-{}", j.index), j.sq_cpu);
+    }
+    j.thread = &engine.spawn(fmt::format("fio-job{}", j.index), "fio", j.cpu, [this, &j] { job_main(j); });
+    j.task->set_thread(*j.thread);
+  }
+}
+
+Op FioModel::next_op(Job& j) {
+  if (rw_ == "read" || rw_ == "randread") return Op::Read;
+  if (rw_ == "write" || rw_ == "randwrite") return Op::Write;
+  return j.mix->uniform01() * 100.0 < rwmixread_ ? Op::Read : Op::Write;
+}
+
+void FioModel::job_main(Job& j) {
+  auto& self = sim::current();
+  const sim::TimeNs period = rate_iops_ > 0 ? kNsPerS / rate_iops_ : 0;
+  sim::TimeNs next_due = sim::now_ns();
+  for (;;) {
+    if (j.inflight >= iodepth_) {
+      wait_events(j, 1);
+      continue;
+    }
+    if (period > 0) {
+      // fio's rate_ddir(): ahead of schedule, it completes everything in flight (io_u_quiesce)
+      // and sleeps until the next I/O is due.
+      if (self.local_now_ns() < next_due) {
+        while (j.inflight > 0) wait_events(j, 1);
+        const sim::TimeNs now = sim::now_ns();
+        if (now < next_due) self.sleep_ns(next_due - now);
+      }
+      next_due += period;
+    }
+    issue_one(j);
+    reap(j);
+  }
+}
+
+void FioModel::issue_one(Job& j) {
+  auto& self = sim::current();
+  self.charge(c_.fio_io, sym_fio());
+  const int slot = j.free_slots.back();
+  j.free_slots.pop_back();
+  Slot& sl = j.slots[static_cast<std::size_t>(slot)];
+  sl.start = self.local_now_ns();  // io_u->start_time
+  sl.op = next_op(j);
+  Request& r = j.ctx->new_request();
+  r.op = sl.op;
+  r.file = j.file.get();
+  r.bytes = bs_;
+  r.user_data = static_cast<std::uint64_t>(slot);
+  self.charge(c_.app_sqe_prep, sym_prep());
+  j.ctx->sq_push(r);
+  // fio_ioring_commit: on an SQPOLL ring only a sleeping SQ thread needs a syscall.
+  if (sqpoll_) {
+    if (j.ctx->sq_need_wakeup()) j.ctx->enter_ring(1, 0, kEnterSqWakeup);
+  } else {
+    j.ctx->enter_ring(1, 0, 0);
+  }
+  sl.issue = self.local_now_ns();  // io_u->issue_time, after the commit returns
+  ++j.inflight;
+  metrics_->submitted(sl.start);
+}
+
+void FioModel::wait_events(Job& j, int min) {
+  // fio_ioring_getevents: reap the CQ; on SQPOLL rings spin in user space, else enter GETEVENTS.
+  if (sqpoll_)
+    j.ctx->spin_for_cqes(static_cast<std::size_t>(min));
+  else
+    j.ctx->enter_ring(0, min, kEnterGetEvents);
+  reap(j);
+}
+
+void FioModel::reap(Job& j) {
+  auto& self = sim::current();
+  Cqe cqe;
+  while (j.ctx->pop_cqe(cqe)) {
+    self.charge(c_.app_cqe, sym_reap());
+    const sim::TimeNs t = self.local_now_ns();
+    const int slot = static_cast<int>(cqe.user_data);
+    const Slot& sl = j.slots[static_cast<std::size_t>(slot)];
+    j.ctx->release(*cqe.req);
+    j.free_slots.push_back(slot);
+    --j.inflight;
+    metrics_->completed(t, t - sl.start);
+    if (t >= engine_->window_start_ns() && t <= engine_->window_end_ns()) {
+      DirStats& d = sl.op == Op::Write ? write_ : read_;
+      ++d.ios;
+      d.bytes += bs_;
+      d.slat.add(sl.issue - sl.start);
+      d.clat.add(t - sl.issue);
+      d.lat.add(t - sl.start);
+    }
+    self.charge(c_.fio_io, sym_fio());  // statistics and io_u put
+  }
+}
+
+namespace {
+nlohmann::json lat_json(const analysis::LatencyHistogram& h, double stdev_ns) {
+  nlohmann::json j = h.to_json(FioModel::fio_percentiles());
+  j["stdev"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(stdev_ns / 1e3);
+  return j;
+}
+}  // namespace
+
+void FioModel::final_checks() const {
+  for (const auto& jp : jobs_) jp->ctx->final_checks();
+}
+
+void FioModel::report(nlohmann::json& r) const {
+  const double window_s = (engine_->window_end_ns() - engine_->window_start_ns()) / kNsPerS;
+  const double window_cycles = engine_->ns_to_cycles(engine_->window_end_ns() - engine_->window_start_ns());
+  auto dir = [&](const DirStats& d) {
+    return nlohmann::json{{"ios", d.ios},
+                          {"iops", d.ios / window_s},
+                          {"bw_bytes_per_s", d.bytes / window_s},
+                          {"slat_us", lat_json(d.slat.h, d.slat.stdev_ns())},
+                          {"clat_us", lat_json(d.clat.h, d.clat.stdev_ns())},
+                          {"lat_us", lat_json(d.lat.h, d.lat.stdev_ns())}};
+  };
+  nlohmann::json f;
+  f["jobs"] = numjobs_;
+  if (read_.ios || rw_ != "write") f["read"] = dir(read_);
+  if (write_.ios || rw_ == "write" || rw_ == "randwrite" || rw_ == "randrw") f["write"] = dir(write_);
+  double usr = 0, sys = 0, sq = 0;
+  nlohmann::json sqt = nlohmann::json::array();
+  for (const auto& jp : jobs_) {
+    const auto w = jp->thread->window_cycles_by_symbol();
+    for (std::size_t i = 0; i < w.size(); ++i)
+      (is_user(sim::label_name(static_cast<sim::Label>(i))) ? usr : sys) += w[i];
+    if (jp->sqd) {
+      const double c = jp->sqd->thread()->window_cycles();
+      sq += c;
+      const auto& st = jp->sqd->stats();
+      sqt.push_back({{"cpu", jp->sq_cpu},
+                     {"cpu_pct", 100.0 * c / window_cycles},
+                     {"sleeps", st.sleeps},
+                     {"wakeups", st.wakeups},
+                     {"passes", st.passes}});
+    }
+  }
+  const double n = static_cast<double>(numjobs_);
+  f["cpu"] = {{"usr_pct", 100.0 * usr / window_cycles / n}, {"sys_pct", 100.0 * sys / window_cycles / n}};
+  f["sq_thread_cpu_pct"] = sqpoll_ ? nlohmann::json(100.0 * sq / window_cycles / n) : nlohmann::json(nullptr);
+  f["sq_threads"] = sqt;
+  LatencyBreakdown bd;
+  for (const auto& jp : jobs_) bd.merge(jp->ctx->breakdown());
+  r["breakdown"] = bd.to_json();
+  UringStats u;
+  for (const auto& jp : jobs_) {
+    const auto& s = jp->ctx->stats();
+    u.sqes_submitted += s.sqes_submitted;
+    u.cqes_posted += s.cqes_posted;
+    u.sq_wakeup_enters += s.sq_wakeup_enters;
+    u.deputy_calls += s.deputy_calls;
+    u.deputy_submitted += s.deputy_submitted;
+    u.sq_thread_submitted += s.sq_thread_submitted;
+    u.iopoll_passes += s.iopoll_passes;
+    u.iopoll_reaped += s.iopoll_reaped;
+    u.irq_completions += s.irq_completions;
+    u.punted += s.punted;
+  }
+  f["uring"] = {{"sqes_submitted", u.sqes_submitted},     {"cqes_posted", u.cqes_posted},
+                {"sq_wakeup_enters", u.sq_wakeup_enters}, {"deputy_calls", u.deputy_calls},
+                {"deputy_submitted", u.deputy_submitted}, {"sq_thread_submitted", u.sq_thread_submitted},
+                {"iopoll_passes", u.iopoll_passes},       {"iopoll_reaped", u.iopoll_reaped},
+                {"irq_completions", u.irq_completions},   {"punted", u.punted}};
+  const auto& ds = dev_->stats();
+  f["device"] = {{"submitted", ds.submitted},
+                 {"completed", ds.completed},
+                 {"irqs", ds.irqs},
+                 {"polled_done", ds.polled_done},
+                 {"queued_peak", ds.queued_peak},
+                 {"mean_service_us", ds.submitted ? ds.service_ns_total / ds.submitted / 1e3 : 0.0}};
+  f["setup"] = {{"sqpoll", sqpoll_},
+                {"iopoll", hipri_},
+                {"deputy", k_.sq_deputy},
+                {"deputy_active", sqpoll_ && k_.sq_deputy && (!hipri_ || k_.sq_deputy_under_iopoll)},
+                {"sq_thread_idle_us", k_.sq_idle_ns / 1e3}};
+  r["fio"] = f;
+}
+
+std::vector<std::pair<std::string, std::string>> FioModel::summary() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& jp : jobs_) {
+    if (!jp->sqd) continue;
+    const auto& st = jp->sqd->stats();
+    const double window_cycles = engine_->ns_to_cycles(engine_->window_end_ns() - engine_->window_start_ns());
+    out.emplace_back(fmt::format("SQ thread {}", jp->index),
+                     fmt::format("cpu {:.1f} %  sleeps {}  wake-ups {}  (CPU {})",
+                                 100.0 * jp->sqd->thread()->window_cycles() / window_cycles, st.sleeps,
+                                 st.wakeups, jp->sq_cpu));
+  }
+  return out;
+}
+
+std::string FioModel::text_report() const {
+  const double window_s = (engine_->window_end_ns() - engine_->window_start_ns()) / kNsPerS;
+  std::string s =
+      fmt::format("fio: (groupid=0, jobs={}): ioengine=io_uring, bs={}, iodepth={}{}{}\n", numjobs_, bs_,
+                  iodepth_, hipri_ ? ", hipri" : "", sqpoll_ ? ", sqthread_poll" : "");
+  auto lat_line = [](const char* name, const LatStat& l) {
+    const auto& h = l.h;
+    if (h.empty()) return fmt::format("    {} (usec): none in the window\n", name);
+    return fmt::format("    {} (usec): min={:.2f}, max={:.2f}, avg={:.2f}, stdev={:.2f}\n", name,
+                       h.min() / 1e3, h.max() / 1e3, h.mean() / 1e3, l.stdev_ns() / 1e3);
+  };
+  auto dir = [&](const char* name, const DirStats& d) {
+    const double iops = d.ios / window_s, bw = d.bytes / window_s;
+    s += fmt::format("  {}: IOPS={:.0f}, BW={:.0f}KiB/s ({:.0f}kB/s)({:.1f}MiB/{:.0f}msec)\n", name, iops,
+                     bw / 1024, bw / 1000, d.bytes / 1048576.0, window_s * 1e3);
+    s += lat_line("slat", d.slat);
+    s += lat_line("clat", d.clat);
+    s += lat_line(" lat", d.lat);
+    for (const char* which : {"clat", "lat"}) {
+      const LatStat& l = std::string(which) == "clat" ? d.clat : d.lat;
+      if (l.h.empty()) continue;
+      s += fmt::format("    {} percentiles (usec):\n", which);
+      const auto& ps = fio_percentiles();
+      for (std::size_t i = 0; i < ps.size(); ++i) {
+        if (i % 4 == 0) s += "     |";
+        s += fmt::format(" {:5.2f}th=[{:7.2f}]", ps[i], l.h.percentile(ps[i]) / 1e3);
+        s += (i % 4 == 3 || i + 1 == ps.size()) ? (i + 1 == ps.size() ? "\n" : ",\n") : ",";
+      }
+    }
+  };
+  if (read_.ios) dir("read", read_);
+  if (write_.ios) dir("write", write_);
+  nlohmann::json r;
+  report(r);
+  s += fmt::format("  cpu          : usr={:.2f}%, sys={:.2f}%\n", r["fio"]["cpu"]["usr_pct"].get<double>(),
+                   r["fio"]["cpu"]["sys_pct"].get<double>());
+  if (sqpoll_)
+    s += fmt::format("  sq thread    : cpu={:.2f}%, SQ_WAKEUP enters={}, deputy submits={}\n",
+                     r["fio"]["sq_thread_cpu_pct"].get<double>(),
+                     r["fio"]["uring"]["sq_wakeup_enters"].get<std::uint64_t>(),
+                     r["fio"]["uring"]["deputy_submitted"].get<std::uint64_t>());
+  return s;
+}
+
+}  // namespace uringsim::models

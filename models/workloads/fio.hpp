@@ -1,0 +1,89 @@
+#pragma once
+// The fio workload (workload.type = "fio"): fio job threads with ioengine=io_uring on the NVMe
+// drive, with fio's pacing (rate_iops), depth (iodepth), setup flags (hipri = IOPOLL,
+// sqthread_poll = SQPOLL) and report (IOPS, bandwidth, slat/clat/lat percentiles, CPU).
+// See docs/models/sqpoll.md.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/histogram.hpp"
+#include "models/block/nvme.hpp"
+#include "models/cpu_placer.hpp"
+#include "models/model.hpp"
+#include "models/uring/ctx.hpp"
+#include "models/uring/iowq.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "models/uring/sqpoll.hpp"
+#include "models/uring/task.hpp"
+#include "sim/random.hpp"
+
+namespace uringsim::models {
+
+class FioModel final : public Model {
+ public:
+  explicit FioModel(const config::Scenario& s);
+  ~FioModel() override;
+  void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
+  void final_checks() const override;
+  void report(nlohmann::json& results) const override;
+  std::vector<std::pair<std::string, std::string>> summary() const override;
+  std::string text_report() const override;
+
+  // fio's default percentile list (--percentile_list).
+  static const std::vector<double>& fio_percentiles();
+
+ private:
+  struct LatStat {  // one of slat / clat / lat, in the window
+    analysis::LatencyHistogram h;
+    double sum = 0, sumsq = 0;
+    void add(double ns);
+    double stdev_ns() const;
+  };
+  struct DirStats {
+    std::uint64_t ios = 0, bytes = 0;
+    LatStat slat, clat, lat;
+  };
+  struct Slot {
+    sim::TimeNs start = 0, issue = 0;
+    Op op = Op::Read;
+  };
+  struct Job {
+    int index = 0, cpu = 0, sq_cpu = -1;
+    std::unique_ptr<Task> task;
+    std::unique_ptr<IoWq> wq;
+    std::unique_ptr<IoRingCtx> ctx;
+    std::unique_ptr<SqThread> sqd;
+    std::unique_ptr<BlockFile> file;
+    sim::Thread* thread = nullptr;
+    std::vector<Slot> slots;
+    std::vector<int> free_slots;
+    int inflight = 0;
+    std::unique_ptr<sim::Rng> mix;
+  };
+
+  void job_main(Job& j);
+  void issue_one(Job& j);
+  void wait_events(Job& j, int min);
+  void reap(Job& j);
+  Op next_op(Job& j);
+
+  KernelConfig k_;
+  UringCosts c_;
+  std::string rw_;
+  int rwmixread_;
+  std::uint32_t bs_;
+  int iodepth_, numjobs_, sq_cpu_, job_cpu_;
+  double rate_iops_;
+  bool direct_, hipri_, sqpoll_;
+  std::uint64_t seed_;
+  std::unique_ptr<NvmeDevice> dev_;
+
+  sim::Engine* engine_ = nullptr;
+  analysis::RunMetrics* metrics_ = nullptr;
+  std::unique_ptr<CpuPlacer> placer_;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  DirStats read_, write_;
+};
+
+}  // namespace uringsim::models

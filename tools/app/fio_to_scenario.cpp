@@ -1,0 +1,328 @@
+// fio options -> a uringsim scenario. Each supported option has one handler below; the table in
+// docs/import-fio.md lists the same names. Later assignments win, as in fio.
+#include "tools/app/fio_to_scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "config/input_error.hpp"
+
+namespace uringsim::app::fio {
+namespace {
+
+using config::InputError;
+
+// fio's default unit prefix base (fio HOWTO, kb_base: 1024, "compatibility mode").
+constexpr unsigned kDefaultKbBase = 1024;
+// A scenario's machine has at least this many cores (the schema's default machine).
+constexpr int kMinCores = 4;
+constexpr double kUsPerSecond = 1e6, kUsPerMs = 1e3;
+
+// What one job asks for, in fio's terms; defaults are fio's (HOWTO: rw=read, rwmixread=50, bs=4k,
+// iodepth=1, unpaced, buffered, no polling, numjobs=1).
+struct Settings {
+  std::string rw = "read";
+  std::int64_t rwmixread = 50;
+  std::uint64_t bs_bytes = 4096;
+  std::uint64_t iodepth = 1;
+  std::uint64_t rate_iops = 0;
+  bool direct = false, hipri = false, sqthread_poll = false;
+  std::int64_t sqthread_poll_cpu = -1, cpus_allowed = -1;
+  std::uint64_t numjobs = 1;
+  std::optional<double> runtime_us, ramp_us, sq_idle_us;
+  std::optional<std::string> ioengine;
+  std::string rate_where;
+
+  std::vector<std::string> no_effect;  // "key=value" as written, for the description
+  std::vector<std::string> ignored;    // "key (where)" of options not understood
+
+  // Same simulated behaviour, apart from how many copies run.
+  bool same_job(const Settings& o) const {
+    return rw == o.rw && rwmixread == o.rwmixread && bs_bytes == o.bs_bytes && iodepth == o.iodepth &&
+           rate_iops == o.rate_iops && direct == o.direct && hipri == o.hipri &&
+           sqthread_poll == o.sqthread_poll && sqthread_poll_cpu == o.sqthread_poll_cpu &&
+           cpus_allowed == o.cpus_allowed && runtime_us == o.runtime_us && ramp_us == o.ramp_us &&
+           sq_idle_us == o.sq_idle_us && ioengine == o.ioengine;
+  }
+};
+
+std::string what(const Option& o) {
+  return fmt::format("{}: {}", o.where, o.key);
+}
+
+const std::string& need_value(const Option& o) {
+  if (!o.value) throw InputError(fmt::format("{}: option {} needs a value", o.where, o.key));
+  return *o.value;
+}
+
+// fio lists separate read,write[,trim] values with commas; only one value for all is modelled.
+std::string single_value(const Option& o) {
+  const std::string& v = need_value(o);
+  std::vector<std::string> parts;
+  std::size_t pos = 0;
+  for (;;) {
+    const auto comma = v.find(',', pos);
+    parts.push_back(v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  for (const auto& p : parts)
+    if (p != parts.front())
+      throw InputError(
+          fmt::format("{}: separate read/write values \"{}\" are not modelled; give one value", what(o), v));
+  return parts.front();
+}
+
+// FIO_OPT_STR_SET options (hipri, sqthread_poll, time_based): bare means on, else an integer, 0 = off.
+bool flag(const Option& o) {
+  return !o.value || parse_int(*o.value, what(o)) != 0;
+}
+
+// FIO_OPT_BOOL options (direct): fio requires a value, 0 or 1.
+bool boolean(const Option& o) {
+  const auto v = parse_int(need_value(o), what(o));
+  if (v != 0 && v != 1) throw InputError(fmt::format("{}: expected 0 or 1, got \"{}\"", what(o), *o.value));
+  return v == 1;
+}
+
+std::uint64_t at_least(std::uint64_t v, std::uint64_t min, const Option& o) {
+  if (v < min) throw InputError(fmt::format("{}: must be at least {}, got \"{}\"", what(o), min, *o.value));
+  return v;
+}
+
+// One CPU number; fio's CPU lists and ranges ("0-3", "1,5") are not modelled.
+std::int64_t one_cpu(const Option& o) {
+  const std::string& v = need_value(o);
+  if (v.find_first_of(",-:") != std::string::npos)
+    throw InputError(
+        fmt::format("{}: CPU lists and ranges (\"{}\") are not modelled; give one CPU", what(o), v));
+  return parse_int(v, what(o));
+}
+
+using Handler = std::function<void(Settings&, const Option&, unsigned kb_base)>;
+
+const std::map<std::string, Handler>& handlers() {
+  static const std::map<std::string, Handler> h = [] {
+    std::map<std::string, Handler> m;
+    m["ioengine"] = [](Settings& s, const Option& o, unsigned) { s.ioengine = need_value(o); };
+    m["rw"] = [](Settings& s, const Option& o, unsigned) {
+      const std::string& v = need_value(o);
+      static const char* const kModelled[] = {"read", "write", "randread", "randwrite", "randrw"};
+      if (std::find(std::begin(kModelled), std::end(kModelled), v) == std::end(kModelled))
+        throw InputError(fmt::format(
+            "{}: \"{}\" is not modelled (read, write, randread, randwrite and randrw are)", what(o), v));
+      s.rw = v;
+    };
+    m["readwrite"] = m["rw"];
+    m["rwmixread"] = [](Settings& s, const Option& o, unsigned) {
+      const auto v = parse_int(need_value(o), what(o));
+      if (v < 0 || v > 100)
+        throw InputError(fmt::format("{}: expected a percentage 0..100, got {}", what(o), v));
+      s.rwmixread = v;
+    };
+    m["rwmixwrite"] = [](Settings& s, const Option& o, unsigned) {
+      const auto v = parse_int(need_value(o), what(o));
+      if (v < 0 || v > 100)
+        throw InputError(fmt::format("{}: expected a percentage 0..100, got {}", what(o), v));
+      s.rwmixread = 100 - v;
+    };
+    m["bs"] = [](Settings& s, const Option& o, unsigned kb) {
+      s.bs_bytes = at_least(parse_size(single_value(o), kb, what(o)), 1, o);
+    };
+    m["blocksize"] = m["bs"];
+    // fio's integer options take size suffixes too (iodepth=1k is 1024), hence parse_size.
+    m["iodepth"] = [](Settings& s, const Option& o, unsigned kb) {
+      s.iodepth = at_least(parse_size(need_value(o), kb, what(o)), 1, o);
+    };
+    m["rate_iops"] = [](Settings& s, const Option& o, unsigned kb) {
+      s.rate_iops = parse_size(single_value(o), kb, what(o));
+      s.rate_where = o.where;
+    };
+    m["direct"] = [](Settings& s, const Option& o, unsigned) { s.direct = boolean(o); };
+    m["hipri"] = [](Settings& s, const Option& o, unsigned) { s.hipri = flag(o); };
+    m["sqthread_poll"] = [](Settings& s, const Option& o, unsigned) { s.sqthread_poll = flag(o); };
+    m["sqthread_poll_cpu"] = [](Settings& s, const Option& o, unsigned) {
+      const auto v = parse_int(need_value(o), what(o));
+      if (v < 0) throw InputError(fmt::format("{}: expected a CPU number >= 0, got {}", what(o), v));
+      s.sqthread_poll_cpu = v;
+    };
+    m["cpus_allowed"] = [](Settings& s, const Option& o, unsigned) {
+      const auto v = one_cpu(o);
+      if (v < 0) throw InputError(fmt::format("{}: expected a CPU number >= 0, got {}", what(o), v));
+      s.cpus_allowed = v;
+    };
+    m["numjobs"] = [](Settings& s, const Option& o, unsigned kb) {
+      s.numjobs = at_least(parse_size(need_value(o), kb, what(o)), 1, o);
+    };
+    m["runtime"] = [](Settings& s, const Option& o, unsigned) {
+      const double us = parse_time_us(need_value(o), kUsPerSecond, what(o));
+      if (us <= 0) throw InputError(fmt::format("{}: must be more than 0", what(o)));
+      s.runtime_us = us;
+    };
+    m["timeout"] = m["runtime"];
+    m["ramp_time"] = [](Settings& s, const Option& o, unsigned) {
+      s.ramp_us = parse_time_us(need_value(o), kUsPerSecond, what(o));
+    };
+    // Seed 001's patched fio: the SQPOLL thread's idle time, in microseconds (its table's unit).
+    m["io_sq_thread_idle"] = [](Settings& s, const Option& o, unsigned) {
+      s.sq_idle_us = parse_time_us(need_value(o), 1.0, what(o));
+    };
+    // Accepted, no effect on the simulation (docs/import-fio.md says why for each).
+    for (const char* k : {"name", "description", "filename", "thread", "group_reporting", "randrepeat",
+                          "randseed", "time_based", "kb_base", "output", "output-format"})
+      m[k] = [](Settings& s, const Option& o, unsigned) {
+        s.no_effect.push_back(o.value ? o.key + "=" + *o.value : o.key);
+      };
+    return m;
+  }();
+  return h;
+}
+
+// kb_base changes how every size is read, so it is found first (the last one given wins).
+unsigned kb_base_of(const Job& job) {
+  unsigned kb = kDefaultKbBase;
+  for (const auto& o : job.options)
+    if (o.key == "kb_base") {
+      const auto v = parse_int(need_value(o), what(o));
+      if (v != 1000 && v != 1024)
+        throw InputError(fmt::format("{}: expected 1000 or 1024, got {}", what(o), v));
+      kb = static_cast<unsigned>(v);
+    }
+  return kb;
+}
+
+Settings map_job(const Job& job) {
+  Settings s;
+  const unsigned kb = kb_base_of(job);
+  for (const auto& o : job.options) {
+    const auto it = handlers().find(o.key);
+    if (it == handlers().end())
+      s.ignored.push_back(fmt::format("{} ({})", o.key, o.where));
+    else
+      it->second(s, o, kb);
+  }
+  const std::string job_label = job.name.empty() ? std::string("the job") : "job \"" + job.name + "\"";
+  if (!s.ioengine)
+    throw InputError(
+        fmt::format("{}: {} has no ioengine; only ioengine=io_uring is simulated (fio's default is psync)",
+                    job.where, job_label));
+  if (*s.ioengine != "io_uring")
+    throw InputError(
+        fmt::format("{}: ioengine={} is not simulated; only io_uring is", job.where, *s.ioengine));
+  if (s.rate_iops > 0 && s.rw == "randrw")
+    throw InputError(fmt::format(
+        "{}: rate_iops with rw=randrw is not mapped: fio paces reads and writes separately, the simulator "
+        "paces the total",
+        s.rate_where));
+  return s;
+}
+
+// Whole numbers are written as integers (300000, not 300000.0), as a person would write them.
+nlohmann::ordered_json number(double x) {
+  if (x == std::floor(x) && std::abs(x) < 9e15) return static_cast<std::int64_t>(x);
+  return x;
+}
+
+std::string default_name(const Job& job, const ImportOptions& opts) {
+  if (!opts.name.empty()) return opts.name;
+  if (!job.name.empty()) return job.name;
+  if (opts.source != "--cmdline" && !opts.source.empty()) {
+    const auto stem = std::filesystem::path(opts.source).stem().string();
+    if (!stem.empty()) return stem;
+  }
+  return "fio";
+}
+
+std::string job_names(const std::vector<Job>& jobs) {
+  std::string out;
+  for (const auto& j : jobs) out += (out.empty() ? "" : ", ") + j.name;
+  return out;
+}
+
+}  // namespace
+
+Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
+  if (jobs.empty()) throw InputError(fmt::format("{}: no jobs defined (only [global])", opts.source));
+
+  // Pick the job: the one asked for, the only one, or several that describe the same job.
+  std::vector<const Job*> chosen;
+  for (const auto& j : jobs)
+    if (opts.job.empty() || j.name == opts.job) chosen.push_back(&j);
+  if (chosen.empty())
+    throw InputError(
+        fmt::format("{}: no job named \"{}\" (jobs: {})", opts.source, opts.job, job_names(jobs)));
+  if (!opts.job.empty()) chosen.erase(chosen.begin() + 1, chosen.end());  // the first of that name
+  std::vector<Settings> settings;
+  for (const Job* j : chosen) settings.push_back(map_job(*j));
+  Settings s = settings.front();
+  for (std::size_t i = 1; i < settings.size(); ++i) {
+    if (!settings[i].same_job(s))
+      throw InputError(
+          fmt::format("{}: jobs {} differ; a scenario holds one fio job: pick one with --job NAME (jobs: {})",
+                      opts.source, fmt::format("\"{}\" and \"{}\"", chosen.front()->name, chosen[i]->name),
+                      job_names(jobs)));
+    s.numjobs += settings[i].numjobs;  // fio runs all job sections at once
+  }
+  // Every ignored option of every chosen job, without repeating a [global] line.
+  std::vector<std::string> ignored;
+  for (const auto& st : settings)
+    for (const auto& ig : st.ignored)
+      if (std::find(ignored.begin(), ignored.end(), ig) == ignored.end()) ignored.push_back(ig);
+
+  Imported out;
+  if (!ignored.empty()) {
+    if (!opts.lenient) {
+      std::string msg = "unsupported fio option";
+      msg += ignored.size() > 1 ? "s" : "";
+      for (const auto& ig : ignored) msg += "\n  " + ig;
+      msg += "\n(docs/import-fio.md lists the supported options; --lenient ignores the others)";
+      throw InputError(msg);
+    }
+    for (const auto& ig : ignored) out.warnings.push_back("ignored fio option " + ig);
+  }
+
+  const Job& job = *chosen.front();
+  std::string description = "Imported by uringsim import-fio from " +
+                            (opts.source == "--cmdline" ? std::string("a fio command line") : opts.source);
+  if (!job.name.empty()) description += fmt::format(", job \"{}\"", job.name);
+  description += ".";
+  if (!s.no_effect.empty()) {
+    description += " Accepted without effect:";
+    for (std::size_t i = 0; i < s.no_effect.size(); ++i) description += (i ? ", " : " ") + s.no_effect[i];
+    description += ".";
+  }
+  if (!ignored.empty()) description += fmt::format(" {} fio option(s) ignored (--lenient).", ignored.size());
+
+  int cores = kMinCores;
+  for (const auto cpu : {s.sqthread_poll_cpu, s.cpus_allowed})
+    if (cpu >= 0) cores = std::max(cores, static_cast<int>(cpu) + 1);
+
+  auto& sc = out.scenario;
+  sc["name"] = default_name(job, opts);
+  sc["description"] = description;
+  if (s.runtime_us) sc["duration_ms"] = number(*s.runtime_us / kUsPerMs);
+  if (s.ramp_us) sc["warmup_ms"] = number(*s.ramp_us / kUsPerMs);
+  sc["machine"] = {{"cores", cores}};
+  if (s.sq_idle_us) sc["kernel"] = {{"sqpoll", {{"idle_us", number(*s.sq_idle_us)}}}};
+  sc["workload"] = {{"type", "fio"},
+                    {"rw", s.rw},
+                    {"rwmixread", s.rwmixread},
+                    {"bs_bytes", s.bs_bytes},
+                    {"iodepth", s.iodepth},
+                    {"rate_iops", s.rate_iops},
+                    {"direct", s.direct},
+                    {"hipri", s.hipri},
+                    {"sqthread_poll", s.sqthread_poll},
+                    {"sqthread_poll_cpu", s.sqthread_poll_cpu},
+                    {"cpus_allowed", s.cpus_allowed},
+                    {"numjobs", s.numjobs}};
+  return out;
+}
+
+}  // namespace uringsim::app::fio
