@@ -75,7 +75,7 @@ Graph lock_order_graph(const std::vector<sim::LockOrderEdge>& edges) {
     std::string label;
     for (const auto& [sa, sb] : e.sites)
       label += (label.empty() ? "" : "\n") + e.from + " at " + sa + ", then " + e.to + " at " + sb;
-    label += fmt::format("\n×{}", e.count);
+    label += "\n(" + count_text(e.count) + ")";
     g.edges.push_back({a, b, label});
   }
   for (const auto& c : lock_order_cycles(edges)) {
@@ -87,8 +87,8 @@ Graph lock_order_graph(const std::vector<sim::LockOrderEdge>& edges) {
     }
   }
   g.notes.push_back(
-      "lock-order graph: edge A -> B when B was taken while A was held (call sites: where A was "
-      "taken → where B was); red: a cycle, a potential deadlock");
+      "lock-order graph: an edge A -> B when B was taken while A was held, labelled with the call sites; "
+      "red: a cycle, a potential deadlock");
   return g;
 }
 

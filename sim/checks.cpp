@@ -36,20 +36,16 @@ int Checks::add_lock_name(const std::string& name) {
 }
 
 void Checks::order_edge(int from, Label from_site, int to, Label to_site) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
-  ++edges_[key].sites[{from_site, to_site}];
+  ++edges_[{static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), from_site, to_site}];
 }
 
 std::vector<LockOrderEdge> Checks::lock_order() const {
   // Merge instances by name (lockdep's lock classes); sort everything so the output is stable.
   std::map<std::pair<std::string, std::string>, std::map<std::pair<std::string, std::string>, std::uint64_t>>
       merged;
-  for (const auto& [key, edge] : edges_) {
-    const auto& from = lock_names_.at(static_cast<std::size_t>(key >> 32));
-    const auto& to = lock_names_.at(static_cast<std::size_t>(key & 0xffffffffu));
-    auto& sites = merged[{from, to}];
-    for (const auto& [pair, n] : edge.sites) sites[{label_name(pair.first), label_name(pair.second)}] += n;
-  }
+  for (const auto& [k, n] : edges_)
+    merged[{lock_names_.at(k.from), lock_names_.at(k.to)}]
+          [{label_name(k.from_site), label_name(k.to_site)}] += n;
   std::vector<LockOrderEdge> out;
   for (const auto& [ends, sites] : merged) {
     LockOrderEdge e{ends.first, ends.second, {}, 0};

@@ -26,10 +26,11 @@ class Thread;
 namespace violation {
 inline constexpr const char* kUnlockNotOwner = "unlock_not_owner";  // released by a non-holder
 inline constexpr const char* kSleepHoldingSpinlock =
-    "sleep_holding_spinlock";                                    // park/sleep/mutex under a spinlock
-inline constexpr const char* kLockRequired = "lock_required";    // require_held failed
-inline constexpr const char* kLockForbidden = "lock_forbidden";  // require_not_held failed
-inline constexpr const char* kRecursiveLock = "recursive_lock";  // re-taking a lock one holds
+    "sleep_holding_spinlock";                                         // park/sleep/mutex under a spinlock
+inline constexpr const char* kLockRequired = "lock_required";         // require_held failed
+inline constexpr const char* kLockForbidden = "lock_forbidden";       // require_not_held failed
+inline constexpr const char* kRecursiveLock = "recursive_lock";       // re-taking a lock one holds
+inline constexpr const char* kExitHoldingLock = "exit_holding_lock";  // a thread ends holding a lock
 }  // namespace violation
 
 struct Violation {
@@ -93,14 +94,24 @@ class Checks {
   std::vector<LockOrderEdge> lock_order() const;  // merged by lock name, sorted
 
  private:
-  struct Edge {
-    std::map<std::pair<Label, Label>, std::uint64_t> sites;
+  // One counter per (from lock, to lock, from site, to site): one hash lookup per nested acquisition.
+  struct EdgeKey {
+    std::uint32_t from, to;
+    Label from_site, to_site;
+    bool operator==(const EdgeKey&) const = default;
+  };
+  struct EdgeHash {
+    std::size_t operator()(const EdgeKey& k) const {
+      const std::uint64_t a = (std::uint64_t{k.from} << 32) | k.to,
+                          b = (std::uint64_t{k.from_site} << 32) | k.to_site;
+      return std::hash<std::uint64_t>{}(a * 0x9e3779b97f4a7c15ull ^ b);
+    }
   };
   std::uint64_t total_ = 0;
   std::vector<Violation> stored_;
   std::map<std::string, std::uint64_t> by_kind_;
   std::vector<std::string> lock_names_;
-  std::unordered_map<std::uint64_t, Edge> edges_;
+  std::unordered_map<EdgeKey, std::uint64_t, EdgeHash> edges_;
 };
 
 // Records a violation for the calling thread at its current point (time after its pending work,

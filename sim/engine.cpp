@@ -161,6 +161,10 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
     try {
       body();
       t->flush();
+      // lockdep's "lock held when returning to user space": nobody can release these any more.
+      for (const auto& h : t->held_locks())
+        report_violation(violation::kExitHoldingLock, h.site, 0,
+                         "ends holding " + h.lock->name() + " (taken at " + label_name(h.site) + ")");
     } catch (const std::exception&) {
       // A model error (invariant broken, bad state): stop the whole simulation and report it.
       if (!impl_->failure) impl_->failure = std::current_exception();

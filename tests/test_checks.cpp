@@ -169,6 +169,25 @@ TEST_CASE("checks: re-taking a held lock is a violation and does not hang the ru
   CHECK(e.checks().lock_order().empty());  // L -> L is not an ordering
 }
 
+TEST_CASE("checks: a thread that ends holding locks is a violation per lock") {
+  Engine e({1, 1.0}, zero_costs());
+  SpinLock a("A");
+  Mutex b("B");
+  e.spawn("t", "app", 0, [&] {
+    b.lock(intern("take_b"));
+    a.lock(intern("take_a"));
+    current().compute(500, intern("w"));
+  });
+  e.run_until_ns(1e6);
+  REQUIRE(e.checks().total() == 2);
+  const auto& v = e.checks().stored();
+  CHECK(v[0].kind == "exit_holding_lock");
+  CHECK(v[0].path == "take_b");
+  CHECK(v[0].t_ns == Approx(500.0));
+  CHECK(v[0].locks_held == std::vector<std::string>{"B@take_b", "A@take_a"});
+  CHECK(v[1].path == "take_a");
+}
+
 TEST_CASE("checks: stored violations are capped, all are counted") {
   Engine e({1, 1.0}, zero_costs());
   SpinLock l("L");
