@@ -49,7 +49,8 @@ IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner
       owner_(owner),
       wq_(wq),
       uring_lock_("ctx->uring_lock"),
-      completion_lock_("ctx->completion_lock") {}
+      completion_lock_("ctx->completion_lock"),
+      cq_wait_("ctx->cq_wait") {}
 
 IoRingCtx::~IoRingCtx() = default;
 

@@ -19,7 +19,7 @@ const Syms& syms() {
 }  // namespace
 
 SqThread::SqThread(const KernelConfig& k, const UringCosts& costs)
-    : k_(k), c_(costs), task_(costs), lock_("sqd->lock") {}
+    : k_(k), c_(costs), task_(costs), lock_("sqd->lock"), wait_("sqd->wait") {}
 
 void SqThread::start(sim::Engine& engine, const std::string& name, int cpu) {
   thread_ = &engine.spawn(name, "iou-sqp", cpu, [this] { main(); });
