@@ -23,6 +23,9 @@ struct Thread::Impl {
   Wait waiting = Wait::None;  // what the thread is blocked on
   bool released = false;      // the semaphore was released for the current wait
   bool forever = false;       // blocked without a timeout (counts for deadlock detection)
+  // A busy wait in progress (spin_start/spin_stop): its endless execution, if the CPU is shared.
+  simgrid::s4u::ExecPtr spin_exec;
+  TimeNs spin_t0 = 0;
 };
 
 }  // namespace uringsim::sim

@@ -190,16 +190,8 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
   state_ = State::Spinning;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
-  // As for a spinning lock waiter: alone on its CPU the spin takes nothing from anyone, and its
-  // cycles are the wait's length; otherwise an endless execution shares the CPU until cancelled.
-  simgrid::s4u::ExecPtr exec;
-  const bool spin_exec = !engine_.cpu_exclusive(cpu_);
+  spin_start();
   const TimeNs t0 = engine_.clock_ns();
-  if (spin_exec) {
-    exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
-    if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
-    exec->start();
-  }
   bool timed_out = false;
   if (std::isfinite(ns))
     timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
@@ -209,15 +201,27 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
   trace_wait(label_name(symbol).c_str(), t0);
-  Cycles spun;
-  if (spin_exec) {
-    spun = kSpinForeverCycles - exec->get_remaining();
-    exec->cancel();
-  } else {
-    spun = engine_.ns_to_cycles(engine_.clock_ns() - t0);
-  }
-  account(spun, symbol);
+  account(spin_stop(), symbol);
   return !timed_out || impl_->released;
+}
+
+void Thread::spin_start() {
+  // Alone on its CPU a spinner takes nothing from anyone, and its cycles are the wait's length;
+  // on a shared CPU an endless execution takes the spinner's share until it is cancelled.
+  impl_->spin_t0 = engine_.clock_ns();
+  impl_->spin_exec = nullptr;
+  if (engine_.cpu_exclusive(cpu_)) return;
+  impl_->spin_exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
+  if (opts_.weight != 1.0) impl_->spin_exec->set_priority(opts_.weight);
+  impl_->spin_exec->start();
+}
+
+Cycles Thread::spin_stop() {
+  if (!impl_->spin_exec) return engine_.ns_to_cycles(engine_.clock_ns() - impl_->spin_t0);
+  const Cycles spun = kSpinForeverCycles - impl_->spin_exec->get_remaining();
+  impl_->spin_exec->cancel();
+  impl_->spin_exec = nullptr;
+  return spun;
 }
 
 Cycles Thread::await_grant(bool spin, Label symbol) {
@@ -232,25 +236,12 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
   state_ = spin ? State::Spinning : State::Parked;
   impl_->waiting = Impl::Wait::Grant;
   impl_->released = false;
-  simgrid::s4u::ExecPtr exec;
-  // Alone on its CPU, a spinner takes no CPU from anyone: count its cycles from the wait's length.
-  const bool spin_exec = spin && !engine_.cpu_exclusive(cpu_);
   const TimeNs t0 = engine_.clock_ns();
-  if (spin_exec) {
-    exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
-    if (opts_.weight != 1.0) exec->set_priority(opts_.weight);
-    exec->start();
-  }
+  if (spin) spin_start();
   wait_released(!spin);
   trace_wait(spin ? "native_queued_spin_lock_slowpath" : "mutex wait (sleeping)", t0);
   if (!spin) return 0;
-  Cycles spun;
-  if (spin_exec) {
-    spun = kSpinForeverCycles - exec->get_remaining();
-    exec->cancel();
-  } else {
-    spun = engine_.ns_to_cycles(engine_.clock_ns() - t0);
-  }
+  const Cycles spun = spin_stop();
   account(spun, symbol);
   return spun;
 }

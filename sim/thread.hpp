@@ -103,6 +103,8 @@ class Thread {
   Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
   void account(Cycles c, Label symbol);
   void release_park();
+  void spin_start();   // begin a busy wait's CPU use
+  Cycles spin_stop();  // end it: the cycles spun
   void wait_released(bool forever);
 
   struct Impl;
