@@ -8,6 +8,7 @@
 #include "config/scenario.hpp"
 #include "models/simulation.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/load_scenario.hpp"
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
@@ -27,17 +28,9 @@ void add_graph_options(CLI::App& cmd, GraphOptions& o) {
 }
 
 int cmd_graph(const GraphOptions& o) {
-  config::Scenario scenario;
-  try {
-    config::LoadOptions lo;
-    lo.variant = o.variant;
-    lo.sets = o.sets;
-    lo.seed = o.seed;
-    scenario = config::load_scenario_file(o.scenario, lo);
-  } catch (const config::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  }
+  const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed);
+  if (!loaded) return kExitBadInput;
+  const config::Scenario& scenario = *loaded;
 
   analysis::Graph g;
   nlohmann::json extra;  // kind-specific keys of the JSON output

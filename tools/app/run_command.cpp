@@ -11,6 +11,7 @@
 #include "models/simulation.hpp"
 #include "models/uring/breakdown.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/load_scenario.hpp"
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
@@ -101,17 +102,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 }
 
 int cmd_run(const RunOptions& o) {
-  config::Scenario scenario;
-  try {
-    config::LoadOptions lo;
-    lo.variant = o.variant;
-    lo.sets = o.sets;
-    lo.seed = o.seed;
-    scenario = config::load_scenario_file(o.scenario, lo);
-  } catch (const config::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  }
+  const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed);
+  if (!loaded) return kExitBadInput;
+  const config::Scenario& scenario = *loaded;
 
   std::string out = o.out_dir;
   if (out.empty()) {
