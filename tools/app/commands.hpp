@@ -51,6 +51,7 @@ struct CompareOptions {
   std::string out_dir;
   std::vector<std::string> sets;
   bool quiet = false;
+  bool allow_violations = false;  // passed to each run: a failed design-review check is not a failed point
 };
 void add_compare_options(CLI::App& cmd, CompareOptions& o);
 int cmd_compare(const CompareOptions& o);
@@ -73,6 +74,7 @@ struct SweepOptions {
   std::string shard;  // "i/N", 1-based; "" = all points
   std::string out_dir;
   bool quiet = false;
+  bool allow_violations = false;  // passed to each run
 };
 void add_sweep_options(CLI::App& cmd, SweepOptions& o);
 int cmd_sweep(const SweepOptions& o);

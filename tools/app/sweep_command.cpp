@@ -335,6 +335,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("--shard", o.shard, "Run only shard i of N (1-based): points whose index % N == i-1");
   cmd.add_option("--out", o.out_dir, "Output directory")->required();
   cmd.add_flag("--quiet", o.quiet, "No progress output");
+  cmd.add_flag("--allow-violations", o.allow_violations,
+               "Pass --allow-violations to every run: points whose design-review checks fail still count");
 }
 
 int cmd_sweep(const SweepOptions& o) {
@@ -510,6 +512,7 @@ int cmd_sweep(const SweepOptions& o) {
         "--out",    dir.string(), "--seed",   std::to_string(p.at("seed").get<std::uint64_t>())};
     if (!p.at("variant").get<std::string>().empty()) c.insert(c.end(), {"--variant", p.at("variant")});
     for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
+    if (o.allow_violations) c.push_back("--allow-violations");
     for (const auto& g : grids)
       c.insert(c.end(), {"--set", g.path + "=" + p.at("grid").at(g.path).get<std::string>()});
     jobs.push_back({std::move(c), (dir / "run.log").string()});
