@@ -206,8 +206,9 @@ void FioModel::reap(Job& j) {
   auto& self = sim::current();
   Cqe cqe;
   while (j.ctx->pop_cqe(cqe)) {
-    self.charge(c_.app_cqe, sym_reap());
+    // Completion time = the CQE read, the same instant the latency breakdown ends at.
     const sim::TimeNs t = self.local_now_ns();
+    self.charge(c_.app_cqe, sym_reap());
     const int slot = static_cast<int>(cqe.user_data);
     const Slot& sl = j.slots[static_cast<std::size_t>(slot)];
     j.ctx->release(*cqe.req);
