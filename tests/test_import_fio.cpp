@@ -355,7 +355,7 @@ TEST_CASE("import-fio: binary input is refused without echoing its bytes") {
   CHECK(printable("a\x01\tb\n\xff\xc3\xa9") == "a\\x01\tb\n\\xff\xc3\xa9");  // é (UTF-8) is kept
 }
 
-TEST_CASE("import-fio: the CLI refuses what run would refuse, naming the fio option; exit 2, no file") {
+TEST_CASE("import-fio: the CLI refuses what run would refuse, naming the fio option (exit 2, no file)") {
   using testing::run_cli;
   const auto dir = testing::fresh_dir("import-fio-model");
   const auto out = dir / "out.json";
