@@ -323,9 +323,9 @@ TEST_CASE("import-fio: iodepth beyond the default ring sizes the ring, up to the
 TEST_CASE("import-fio: loader and model messages are restated with the fio option that set the field") {
   const auto im = import_file("[j]\nioengine=io_uring\nnumjobs=2000\nbs=8k\n");
   CHECK(im.origin.at("/workload/numjobs") == "job.fio:3: numjobs=2000");
-  CHECK(explain_rejection("imported scenario: /workload/numjobs: expected at most 1024, got 2000",
+  CHECK(explain_rejection("imported scenario: /workload/numjobs: expected integer in [1, 1024], got 2000",
                           "imported scenario", im) ==
-        "job.fio:3: numjobs=2000: /workload/numjobs: expected at most 1024, got 2000");
+        "job.fio:3: numjobs=2000: /workload/numjobs: expected integer in [1, 1024], got 2000");
   // A field no option set keeps the label; other messages are unchanged.
   CHECK(explain_rejection("imported scenario: /seed: bad", "imported scenario", im) ==
         "imported scenario: /seed: bad");
@@ -381,7 +381,9 @@ TEST_CASE("import-fio: the CLI refuses what run would refuse, naming the fio opt
   }
   r = run_cli("import-fio " + (dir / "many.fio").string() + o);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Contains("many.fio:3: numjobs=2000: /workload/numjobs: expected at most 1024"));
+  CHECK_THAT(
+      r.output,
+      Contains("many.fio:3: numjobs=2000: /workload/numjobs: expected integer in [1, 1024], got 2000"));
   CHECK_FALSE(fs::exists(out));
   // A directory, and a binary file.
   r = run_cli("import-fio " + dir.string() + o);
