@@ -4,6 +4,7 @@
 
 #include "cli_helpers.hpp"
 #include "config/scenario.hpp"
+#include "models/model.hpp"
 #include "tools/app/fio_options.hpp"
 #include "tools/app/fio_to_scenario.hpp"
 
@@ -302,4 +303,109 @@ TEST_CASE("import-fio: the CLI writes a loadable file, or nothing and exit 2") {
   CHECK_FALSE(fs::exists(dir / "none.json"));
   CHECK(run_cli("import-fio " + (dir / "missing.fio").string()).exit_code == 2);
   CHECK(run_cli("import-fio").exit_code == 2);
+}
+
+TEST_CASE("import-fio: iodepth beyond the default ring sizes the ring, up to the kernel's maximum") {
+  // fio passes iodepth to io_uring_setup, so the ring grows with it.
+  const auto im = import_cmdline("fio --ioengine=io_uring --iodepth=8192");
+  CHECK(im.scenario["kernel"]["ring"]["sq_entries"] == 8192);
+  CHECK(im.origin.at("/kernel/ring/sq_entries") == "--iodepth=8192");
+  const auto sc = uringsim::config::load_scenario_text(im.scenario.dump(), "imported");
+  CHECK(uringsim::models::make_model(sc) != nullptr);  // the model's iodepth <= sq_entries check passes
+  // At or below the default nothing is added.
+  CHECK_FALSE(import_cmdline("fio --ioengine=io_uring --iodepth=4096").scenario.contains("kernel"));
+  // Beyond 32768 entries (IORING_MAX_ENTRIES) the ring cannot exist: the error names the option.
+  const auto msg = error_of([] { import_file("[j]\nioengine=io_uring\niodepth=40000\n"); });
+  CHECK_THAT(msg, Contains("job.fio:3: iodepth=40000: "));
+  CHECK_THAT(msg, Contains("at most 32768"));
+}
+
+TEST_CASE("import-fio: loader and model messages are restated with the fio option that set the field") {
+  const auto im = import_file("[j]\nioengine=io_uring\nnumjobs=2000\nbs=8k\n");
+  CHECK(im.origin.at("/workload/numjobs") == "job.fio:3: numjobs=2000");
+  CHECK(explain_rejection("imported scenario: /workload/numjobs: expected integer in [1, 1024], got 2000",
+                          "imported scenario", im) ==
+        "job.fio:3: numjobs=2000: /workload/numjobs: expected integer in [1, 1024], got 2000");
+  // A field no option set keeps the label; other messages are unchanged.
+  CHECK(explain_rejection("imported scenario: /seed: bad", "imported scenario", im) ==
+        "imported scenario: /seed: bad");
+  CHECK(explain_rejection("something else", "imported scenario", im) == "something else");
+  // An unlisted block size says how to give the device one.
+  const auto bs = explain_rejection(
+      "imported scenario: /workload/bs_bytes: no read service time for bs_bytes 8192 in /device/read "
+      "(listed: "
+      "4096)",
+      "imported scenario", im);
+  CHECK_THAT(bs, Contains("job.fio:4: bs=8k: /workload/bs_bytes: no read service time"));
+  CHECK_THAT(bs, Contains("default device model has no service time for 8192-byte I/O"));
+  CHECK_THAT(bs, Contains("`device.read`/`device.write`"));
+  CHECK_THAT(bs, Contains("docs/models/nvme.md"));
+  // The machine's size comes from the largest CPU named.
+  CHECK(import_cmdline("fio --ioengine=io_uring --cpus_allowed=9 --sqthread_poll_cpu=3")
+            .origin.at("/machine/cores") == "--cpus_allowed=9");
+}
+
+TEST_CASE("import-fio: binary input is refused without echoing its bytes") {
+  const std::string bin(
+      "[j]\nioengine=io_uring\n\x7f"
+      "ELF\x02\x01\x01\x00\xff\xfe",
+      30);
+  CHECK_THAT(error_of([&] { import_file(bin); }),
+             Contains("job.fio:3: line 3 is not text (control character 0x7f"));
+  CHECK(printable("a\x01\tb\n\xff\xc3\xa9") == "a\\x01\tb\n\\xff\xc3\xa9");  // é (UTF-8) is kept
+}
+
+TEST_CASE("import-fio: the CLI refuses what run would refuse, naming the fio option (exit 2, no file)") {
+  using testing::run_cli;
+  const auto dir = testing::fresh_dir("import-fio-model");
+  const auto out = dir / "out.json";
+  const std::string o = " -o " + out.string();
+  // (a) a block size the default device does not list.
+  auto r = run_cli("import-fio --cmdline 'fio --ioengine=io_uring --bs=8k'" + o);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output,
+             Contains("error: --bs=8k: /workload/bs_bytes: no read service time for bs_bytes 8192"));
+  CHECK_THAT(r.output, Contains("`device.read`/`device.write` entries"));
+  CHECK_FALSE(fs::exists(out));
+  // (b) hipri without direct.
+  r = run_cli("import-fio --cmdline 'fio --ioengine=io_uring --hipri=1 --direct=0'" + o);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output,
+             Contains("error: --hipri=1: /workload/hipri: hipri (IORING_SETUP_IOPOLL) requires direct"));
+  CHECK_FALSE(fs::exists(out));
+  // A loader bound, from a job file: the line is named.
+  {
+    std::ofstream f(dir / "many.fio");
+    f << "[j]\nioengine=io_uring\nnumjobs=2000\n";
+  }
+  r = run_cli("import-fio " + (dir / "many.fio").string() + o);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(
+      r.output,
+      Contains("many.fio:3: numjobs=2000: /workload/numjobs: expected integer in [1, 1024], got 2000"));
+  CHECK_FALSE(fs::exists(out));
+  // A directory, and a binary file.
+  r = run_cli("import-fio " + dir.string() + o);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("cannot read " + dir.string() + ": is a directory"));
+  {
+    std::ofstream f(dir / "prog.bin", std::ios::binary);
+    f << std::string(
+        "\x7f"
+        "ELF\x02\x01\x01\x00\x00\x00\xff\xfe\n",
+        13);
+  }
+  r = run_cli("import-fio " + (dir / "prog.bin").string() + o);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("prog.bin:1: line 1 is not text"));
+  CHECK(r.output.find('\x7f') == std::string::npos);
+  CHECK(r.output.find('\xff') == std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  // (c) a deep queue: written with a ring that large, and it loads and builds.
+  r = run_cli("import-fio --cmdline 'fio --ioengine=io_uring --iodepth=8192'" + o);
+  REQUIRE(r.exit_code == 0);
+  const auto sc = uringsim::config::load_scenario_file(out.string());
+  CHECK(sc.at("/kernel/ring/sq_entries") == 8192);
+  CHECK(uringsim::models::make_model(sc) != nullptr);
 }

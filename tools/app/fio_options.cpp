@@ -118,6 +118,16 @@ std::vector<Job> parse_job_file(std::string_view text, const std::string& source
     pos = eol + 1;
     ++line_no;
     const std::string where = fmt::format("{}:{}", source, line_no);
+    // A binary file (or a NUL-padded one) stops here rather than being echoed in a later message.
+    const auto control = std::find_if(raw.begin(), raw.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return (u < 0x20 && !std::isspace(u)) || u == 0x7f;
+    });
+    if (control != raw.end())
+      throw InputError(
+          fmt::format("{}: line {} is not text (control character 0x{:02x} in column {}); expected a "
+                      "fio job file",
+                      where, line_no, static_cast<unsigned char>(*control), control - raw.begin() + 1));
     // fio drops everything from the first ; or # (parse.c strip_blank_end), so trailing comments go too.
     const auto comment = raw.find_first_of(";#");
     if (comment != std::string_view::npos) raw = raw.substr(0, comment);
@@ -252,6 +262,7 @@ std::vector<Job> parse_command_line(std::string_view text, const Vars& vars) {
     const auto eq = w.find('=');
     opt.key = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     opt.where = "--cmdline option --" + opt.key;
+    opt.from_cmdline = true;
     if (!is_option_name(opt.key)) throw InputError(fmt::format("--cmdline: malformed option \"{}\"", w));
     if (eq != std::string::npos) {
       opt.value = w.substr(eq + 1);
@@ -331,6 +342,38 @@ double parse_time_us(std::string_view text, double default_unit_us, const std::s
     throw InputError(fmt::format("{}: unknown time suffix \"{}\" in \"{}\" (us, ms, s, m, h, d)", what,
                                  s.substr(digits), text));
   return static_cast<double>(n) * unit;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  auto escape = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+        escape(c);
+      else
+        out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A well-formed UTF-8 sequence (2 to 4 bytes, no overlong lead bytes) is kept as it is.
+    const std::size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+                            : c >= 0xe0 && c <= 0xef ? 3
+                            : c >= 0xf0 && c <= 0xf4 ? 4
+                                                     : 0;
+    bool ok = len > 0 && i + len <= text.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (ok) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      escape(c);
+      ++i;
+    }
+  }
+  return out;
 }
 
 std::int64_t parse_int(std::string_view text, const std::string& what) {

@@ -15,6 +15,7 @@ struct Option {
   std::string key;
   std::optional<std::string> value;  // absent for a bare flag (`hipri`, `--hipri`)
   std::string where;                 // for messages: "job.fio:12" or "--cmdline option --bs"
+  bool from_cmdline = false;         // written `--key=value` on a command line
 };
 
 struct Job {
@@ -51,6 +52,10 @@ std::uint64_t parse_size(std::string_view text, unsigned kb_base, const std::str
 // fio times, returned in microseconds: an integer with an optional suffix us/usec, ms/msec, s, m
 // (minutes), h, d; without a suffix the value is in `default_unit_us` (1000000 for runtime).
 double parse_time_us(std::string_view text, double default_unit_us, const std::string& what);
+
+// text safe to print in a message: control characters (but newline and tab), DEL and bytes that are
+// not UTF-8 become \xNN, so a binary file's bytes are never echoed raw.
+std::string printable(std::string_view text);
 
 // A plain (possibly negative) decimal integer.
 std::int64_t parse_int(std::string_view text, const std::string& what);

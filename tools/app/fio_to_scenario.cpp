@@ -23,6 +23,9 @@ constexpr unsigned kDefaultKbBase = 1024;
 // A scenario's machine has at least this many cores (the schema's default machine).
 constexpr int kMinCores = 4;
 constexpr double kUsPerSecond = 1e6, kUsPerMs = 1e3;
+// kernel.ring.sq_entries: the schema's default, and its maximum, which is the kernel's
+// IORING_MAX_ENTRIES (io_uring/io_uring.c): a larger ring is refused by io_uring_setup.
+constexpr std::uint64_t kDefaultSqEntries = 4096, kMaxSqEntries = 32768;
 
 // What one job asks for, in fio's terms; defaults are fio's (HOWTO: rw=read, rwmixread=50, bs=4k,
 // iodepth=1, unpaced, buffered, no polling, numjobs=1).
@@ -38,6 +41,8 @@ struct Settings {
   std::optional<double> runtime_us, ramp_us, sq_idle_us;
   std::optional<std::string> ioengine;
   std::string rate_where;
+  // Scenario field (JSON pointer) -> the option that set it, as written (see written()).
+  std::map<std::string, std::string> origin;
 
   std::vector<std::string> no_effect;  // "key=value" as written, for the description
   std::vector<std::string> ignored;    // "key (where)" of options not understood
@@ -54,6 +59,36 @@ struct Settings {
 
 std::string what(const Option& o) {
   return fmt::format("{}: {}", o.where, o.key);
+}
+
+// The option as the user wrote it, for messages about the scenario field it set: `--iodepth=8` on a
+// command line, `job.fio:3: iodepth=8` in a job file.
+std::string written(const Option& o) {
+  const std::string kv = o.value ? o.key + "=" + *o.value : o.key;
+  return o.from_cmdline ? "--" + kv : fmt::format("{}: {}", o.where, kv);
+}
+
+// The scenario fields each option sets (several names may set one field).
+const std::map<std::string, std::string>& field_of() {
+  static const std::map<std::string, std::string> m = {{"rw", "/workload/rw"},
+                                                       {"readwrite", "/workload/rw"},
+                                                       {"rwmixread", "/workload/rwmixread"},
+                                                       {"rwmixwrite", "/workload/rwmixread"},
+                                                       {"bs", "/workload/bs_bytes"},
+                                                       {"blocksize", "/workload/bs_bytes"},
+                                                       {"iodepth", "/workload/iodepth"},
+                                                       {"rate_iops", "/workload/rate_iops"},
+                                                       {"direct", "/workload/direct"},
+                                                       {"hipri", "/workload/hipri"},
+                                                       {"sqthread_poll", "/workload/sqthread_poll"},
+                                                       {"sqthread_poll_cpu", "/workload/sqthread_poll_cpu"},
+                                                       {"cpus_allowed", "/workload/cpus_allowed"},
+                                                       {"numjobs", "/workload/numjobs"},
+                                                       {"runtime", "/duration_ms"},
+                                                       {"timeout", "/duration_ms"},
+                                                       {"ramp_time", "/warmup_ms"},
+                                                       {"io_sq_thread_idle", "/kernel/sqpoll/idle_us"}};
+  return m;
 }
 
 const std::string& need_value(const Option& o) {
@@ -206,6 +241,8 @@ Settings map_job(const Job& job) {
       s.ignored.push_back(fmt::format("{} ({})", o.key, o.where));
     else
       it->second(s, o, kb);
+    const auto f = field_of().find(o.key);
+    if (f != field_of().end()) s.origin[f->second] = written(o);
   }
   const std::string job_label = job.name.empty() ? std::string("the job") : "job \"" + job.name + "\"";
   if (!s.ioengine)
@@ -300,8 +337,20 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
   if (!ignored.empty()) description += fmt::format(" {} fio option(s) ignored (--lenient).", ignored.size());
 
   int cores = kMinCores;
-  for (const auto cpu : {s.sqthread_poll_cpu, s.cpus_allowed})
-    if (cpu >= 0) cores = std::max(cores, static_cast<int>(cpu) + 1);
+  const std::pair<std::int64_t, const char*> cpus[] = {{s.sqthread_poll_cpu, "/workload/sqthread_poll_cpu"},
+                                                       {s.cpus_allowed, "/workload/cpus_allowed"}};
+  for (const auto& [cpu, field] : cpus)
+    if (cpu >= 0 && cpu + 1 > cores) {
+      cores = static_cast<int>(cpu) + 1;
+      out.origin["/machine/cores"] = s.origin[field];
+    }
+  // fio sizes its ring from iodepth (engines/io_uring.c passes it to io_uring_setup), so a depth
+  // beyond the default ring is a ring that large.
+  if (s.iodepth > kMaxSqEntries)
+    throw InputError(fmt::format(
+        "{}: fio sizes the io_uring ring from iodepth, and a ring holds at most {} entries (the kernel's "
+        "IORING_MAX_ENTRIES; kernel.ring.sq_entries)",
+        s.origin["/workload/iodepth"], kMaxSqEntries));
 
   auto& sc = out.scenario;
   sc["name"] = default_name(job, opts);
@@ -309,7 +358,11 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
   if (s.runtime_us) sc["duration_ms"] = number(*s.runtime_us / kUsPerMs);
   if (s.ramp_us) sc["warmup_ms"] = number(*s.ramp_us / kUsPerMs);
   sc["machine"] = {{"cores", cores}};
-  if (s.sq_idle_us) sc["kernel"] = {{"sqpoll", {{"idle_us", number(*s.sq_idle_us)}}}};
+  if (s.sq_idle_us) sc["kernel"]["sqpoll"] = {{"idle_us", number(*s.sq_idle_us)}};
+  if (s.iodepth > kDefaultSqEntries) {
+    sc["kernel"]["ring"] = {{"sq_entries", s.iodepth}};
+    out.origin["/kernel/ring/sq_entries"] = s.origin["/workload/iodepth"];
+  }
   sc["workload"] = {{"type", "fio"},
                     {"rw", s.rw},
                     {"rwmixread", s.rwmixread},
@@ -322,6 +375,35 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
                     {"sqthread_poll_cpu", s.sqthread_poll_cpu},
                     {"cpus_allowed", s.cpus_allowed},
                     {"numjobs", s.numjobs}};
+  for (const auto& [field, option] : s.origin) out.origin.emplace(field, option);
+  return out;
+}
+
+std::string explain_rejection(const std::string& message, const std::string& label,
+                              const Imported& imported) {
+  const std::string head = label + ": /";
+  if (message.rfind(head, 0) != 0) return message;
+  const std::string rest = message.substr(label.size() + 2);  // "/pointer: what is wrong"
+  const std::string pointer = rest.substr(0, rest.find(": "));
+  // The option that set this field, or the nearest enclosing field one did.
+  std::string origin;
+  for (std::string p = pointer; !p.empty(); p = p.substr(0, p.rfind('/'))) {
+    const auto it = imported.origin.find(p);
+    if (it != imported.origin.end()) {
+      origin = it->second;
+      break;
+    }
+  }
+  std::string out = (origin.empty() ? label : origin) + ": " + rest;
+  // The device table is the one part of the scenario no fio option sets.
+  if (pointer == "/workload/bs_bytes" && rest.find("service time") != std::string::npos) {
+    const auto bs = imported.scenario["workload"]["bs_bytes"].get<std::uint64_t>();
+    out += fmt::format(
+        "\n(the default device model has no service time for {}-byte I/O; a scenario of that size needs "
+        "`device.read`/`device.write` entries with bs_bytes {} (docs/models/nvme.md): import with a listed "
+        "size, then add the entries and set workload.bs_bytes)",
+        bs, bs);
+  }
   return out;
 }
 
