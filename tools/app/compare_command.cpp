@@ -14,6 +14,7 @@
 #include "analysis/stats.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/load_scenario.hpp"
 #include "tools/app/study_metrics.hpp"
 #include "tools/app/subprocess.hpp"
 
@@ -59,15 +60,9 @@ void add_compare_options(CLI::App& cmd, CompareOptions& o) {
 
 int cmd_compare(const CompareOptions& o) {
   namespace fs = std::filesystem;
-  config::Scenario base;
-  try {
-    config::LoadOptions lo;
-    lo.sets = o.sets;
-    base = config::load_scenario_file(o.scenario, lo);
-  } catch (const config::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  }
+  const auto loaded = load_for_command(o.scenario, "", o.sets, std::nullopt);
+  if (!loaded) return kExitBadInput;
+  const config::Scenario& base = *loaded;
   std::vector<std::string> variants = split_list(o.variants);
   if (variants.empty())
     for (const auto& [name, _] : base.doc.at("variants").items()) variants.push_back(name);
