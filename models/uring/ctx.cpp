@@ -89,7 +89,6 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       self.charge(c_.sqe_submit, syms().submit);
       if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
       ++stats_.sqes_submitted;
-      req.submitted = true;
       to_stage(req, Stage::Issue);
       trace_step(req, 's', op_name(req.op));
       queue_sqe(req);
@@ -280,7 +279,7 @@ bool IoRingCtx::issue_nonblock(Request& req, unsigned flags, sim::Label path) {
 void IoRingCtx::final_checks() const {
   std::uint64_t owned = 0;
   for (const auto& r : pool_)
-    if (r->alive && r->submitted && !r->cqe_posted) ++owned;
+    if (r->alive && r->clock.stage != Stage::SqWait && r->clock.stage != Stage::CqWait) ++owned;
   if (owned != stats_.sqes_submitted - stats_.cqes_posted) {
     sim::Violation v;
     v.t_ns = sim::Engine::get().clock_ns();
@@ -295,9 +294,8 @@ void IoRingCtx::final_checks() const {
 }
 
 void IoRingCtx::post_cqe(Request& req) {
-  if (req.cqe_posted)
+  if (req.clock.stage == Stage::CqWait)
     sim::report_violation("cqe_twice", syms().path_post, req.id, "a second CQE for the same request");
-  req.cqe_posted = true;
   sim::current().charge(c_.cqe_post, syms().post);
   ++stats_.cqes_posted;
   to_stage(req, Stage::CqWait);
@@ -385,7 +383,6 @@ int IoRingCtx::submit_sqes(int nr, Task& submitter) {
     if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
     req.task = &submitter;
     ++stats_.sqes_submitted;
-    req.submitted = true;
     to_stage(req, Stage::Issue);
     trace_step(req, 's', op_name(req.op));
     queue_sqe(req);

@@ -38,9 +38,9 @@ struct Request {
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
 
   StageClock clock;  // where its latency goes (breakdown.hpp)
-  // For the invariant checks: handed out by new_request() and not yet released; submitted to the
-  // kernel; its CQE posted (exactly once).
-  bool alive = false, submitted = false, cqe_posted = false;
+  // Handed out by new_request() and not yet released (for the end-of-run check). Whether it was
+  // submitted or its CQE posted is its stage (clock.stage): past SqWait, at CqWait.
+  bool alive = false;
   Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
   bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
 };
