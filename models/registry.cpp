@@ -2,6 +2,7 @@
 #include "models/queue_pool.hpp"
 #include "models/workloads/echo.hpp"
 #include "models/workloads/fio.hpp"
+#include "models/workloads/nop.hpp"
 #include "models/workloads/script.hpp"
 
 namespace uringsim::models {
@@ -11,6 +12,7 @@ std::unique_ptr<Model> make_model(const config::Scenario& scenario) {
   if (type == "queue") return std::make_unique<QueuePool>(scenario);
   if (type == "echo") return std::make_unique<EchoModel>(scenario);
   if (type == "fio") return std::make_unique<FioModel>(scenario);
+  if (type == "nop") return std::make_unique<NopModel>(scenario);
   if (type == "script") return std::make_unique<ScriptModel>(scenario);
   throw config::InputError(scenario.source + ": /workload/type: no model implements \"" + type + "\"");
 }

@@ -519,4 +519,15 @@ bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
   return n > 0 || !iopoll_list_.empty();
 }
 
+nlohmann::json IoRingCtx::to_json() const {
+  const auto& s = stats_;
+  return {{"sqes_submitted", s.sqes_submitted},   {"cqes_posted", s.cqes_posted},
+          {"in_flight_at_end", in_flight()},      {"cq_overflowed", s.cq_overflowed},
+          {"overflow_at_end", overflow_len()},    {"inline_completed", s.inline_completed},
+          {"poll_armed", s.poll_armed},           {"poll_ready_at_arm", s.poll_ready_at_arm},
+          {"poll_woken", s.poll_woken},           {"punted", s.punted},
+          {"iowq_completed", s.iowq_completed},   {"worker_blocking_issues", s.worker_blocked},
+          {"task_work_items", owner_.items_run()}};
+}
+
 }  // namespace uringsim::models

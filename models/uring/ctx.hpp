@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/uring/breakdown.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
@@ -98,6 +100,7 @@ class IoRingCtx {
   void tw_end();                                             // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
+  nlohmann::json to_json() const;  // the "uring" section of results.json
   const LatencyBreakdown& breakdown() const { return breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
   std::size_t overflow_len() const { return overflow_.size(); }

@@ -143,7 +143,10 @@ void IoWq::create_io_worker(IoWqAcct& acct) {
   free_list_.push_front(&w);
   wqe_lock_->unlock();
   const int cpu = placer_.pick();
+  // Creating a thread from a running one may run the new thread before spawn() returns: it sets
+  // its own handle first.
   w.thread_ = &engine_.spawn(fmt::format("iou-wrk-{}", id), "iou-wrk", cpu, [this, &w, cpu] {
+    w.thread_ = &sim::current();
     sim::switch_in_after_sleep();  // wake_up_new_task: the new thread is scheduled like a wake-up
     worker_main(w);
     placer_.release(cpu);
@@ -329,6 +332,24 @@ void IoWq::queue_worker_create(IoWqWorker& w, IoWqAcct& acct) {
     else
       --acct.nr_running;
   });
+}
+
+nlohmann::json IoWq::to_json() const {
+  auto acct_json = [](const IoWqAcct& a) {
+    return nlohmann::json{{"max_workers", a.max_workers},
+                          {"workers_at_end", a.nr_workers},
+                          {"workers_peak", a.workers_peak},
+                          {"created", a.created},
+                          {"exited", a.exited},
+                          {"create_requests", a.create_requests},
+                          {"running_at_end", a.nr_running},
+                          {"queued_at_end", a.list.size()},
+                          {"queue_peak", a.list_peak}};
+  };
+  return {{"workers_peak", workers_peak_},
+          {"workers_created", acct_[0].created + acct_[1].created},
+          {"bound", acct_json(acct_[0])},
+          {"unbound", acct_json(acct_[1])}};
 }
 
 }  // namespace uringsim::models

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/cpu_placer.hpp"
 #include "models/uring/file.hpp"
 #include "models/uring/kernel_config.hpp"
@@ -75,6 +77,7 @@ class IoWq {
   const IoWqAcct& acct(int i) const { return acct_[i]; }
   int workers_alive() const { return acct_[0].nr_workers + acct_[1].nr_workers; }
   int workers_peak() const { return workers_peak_; }
+  nlohmann::json to_json() const;  // the "iowq" section of results.json
   std::size_t free_workers() const { return free_list_.size(); }
   const sim::SpinLock& lock() const { return *wqe_lock_; }
   bool split_lock() const { return split_; }

@@ -88,6 +88,7 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.iopoll_pass = t.get("iopoll_pass_cycles");
   c.sq_loop_pass = t.get("sq_loop_pass_cycles");
   c.fio_io = t.get("fio_io_cycles");
+  c.nop_issue = t.get("nop_issue_cycles");
   return c;
 }
 

@@ -51,7 +51,7 @@ struct UringCosts {
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
-  sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io;
+  sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
 
   static UringCosts from(const config::CostTable& t);
 };

@@ -228,35 +228,8 @@ void EchoModel::final_checks() const {
 }
 
 void EchoModel::report(nlohmann::json& r) const {
-  auto acct_json = [](const IoWqAcct& a) {
-    return nlohmann::json{{"max_workers", a.max_workers},
-                          {"workers_at_end", a.nr_workers},
-                          {"workers_peak", a.workers_peak},
-                          {"created", a.created},
-                          {"exited", a.exited},
-                          {"create_requests", a.create_requests},
-                          {"running_at_end", a.nr_running},
-                          {"queued_at_end", a.list.size()},
-                          {"queue_peak", a.list_peak}};
-  };
-  r["iowq"] = {{"workers_peak", wq_->workers_peak()},
-               {"workers_created", wq_->acct(0).created + wq_->acct(1).created},
-               {"bound", acct_json(wq_->acct(0))},
-               {"unbound", acct_json(wq_->acct(1))}};
-  const auto& s = ctx_->stats();
-  r["uring"] = {{"sqes_submitted", s.sqes_submitted},
-                {"cqes_posted", s.cqes_posted},
-                {"in_flight_at_end", ctx_->in_flight()},
-                {"cq_overflowed", s.cq_overflowed},
-                {"overflow_at_end", ctx_->overflow_len()},
-                {"inline_completed", s.inline_completed},
-                {"poll_armed", s.poll_armed},
-                {"poll_ready_at_arm", s.poll_ready_at_arm},
-                {"poll_woken", s.poll_woken},
-                {"punted", s.punted},
-                {"iowq_completed", s.iowq_completed},
-                {"worker_blocking_issues", s.worker_blocked},
-                {"task_work_items", task_->items_run()}};
+  r["iowq"] = wq_->to_json();
+  r["uring"] = ctx_->to_json();
   r["breakdown"] = ctx_->breakdown().to_json();
   r["echo"] = {{"connections", connections_},
                {"async_mode", async_mode_name(k_.async_mode)},

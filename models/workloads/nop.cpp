@@ -1,0 +1,96 @@
+#include "models/workloads/nop.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "sim/engine.hpp"
+
+namespace uringsim::models {
+
+NopModel::NopModel(const config::Scenario& s)
+    : k_(KernelConfig::from(s)),
+      c_(UringCosts::from(s.costs)),
+      depth_(s.at("/workload/depth").get<int>()),
+      force_async_(s.at("/workload/force_async").get<bool>()),
+      cpu_(s.at("/workload/cpu").get<int>()) {
+  const int cores = s.at("/machine/cores").get<int>();
+  if (cpu_ >= cores)
+    throw config::InputError(fmt::format(
+        "{}: /workload/cpu: expected -1 or a CPU below machine.cores ({}), got {}", s.source, cores, cpu_));
+  if (depth_ > k_.sq_entries)
+    throw config::InputError(
+        fmt::format("{}: /workload/depth: expected at most kernel.ring.sq_entries ({}), got {}", s.source,
+                    k_.sq_entries, depth_));
+}
+
+NopModel::~NopModel() = default;
+
+void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
+  engine_ = &engine;
+  metrics_ = &metrics;
+  placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
+  task_ = std::make_unique<Task>(c_);
+  const int cpu = cpu_ >= 0 ? placer_->pin(cpu_) : placer_->pick();
+  wq_ = std::make_unique<IoWq>(engine, k_, c_, *task_, *placer_);
+  ctx_ = std::make_unique<IoRingCtx>(k_, c_, *task_, *wq_);
+  file_ = std::make_unique<NopFile>(c_);
+  task_->set_thread(engine.spawn("nop_test", "nop_test", cpu, [this] { submitter_main(); }));
+  const std::string ring = "io_uring (SQ/CQ)";
+  engine.declare("ring", ring);
+  engine.declare_edge("nop_test", ring, "io_uring_enter: submit a batch, wait for all of it");
+  engine.declare_edge(ring, "ctx->uring_lock", "submission under");
+  engine.declare_edge(ring, "ctx->completion_lock", "CQE posting under");
+  engine.declare_edge(ring, "io-wq", force_async_ ? "punt (IOSQE_ASYNC)" : "not used (inline NOPs)");
+}
+
+void NopModel::submitter_main() {
+  static const sim::Label prep = sim::intern("[app] io_uring_prep"), reap = sim::intern("[app] reap");
+  auto& self = sim::current();
+  std::vector<Request*> sqes;
+  for (;;) {
+    const sim::TimeNs t_start = self.local_now_ns();
+    for (int i = 0; i < depth_; ++i) {
+      self.charge(c_.app_sqe_prep, prep);
+      Request& r = ctx_->new_request();
+      r.op = Op::Nop;
+      r.file = file_.get();
+      r.force_async = force_async_;
+      sqes.push_back(&r);
+      metrics_->submitted(t_start);
+    }
+    // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
+    ctx_->enter(sqes, depth_);
+    Cqe cqe;
+    while (ctx_->pop_cqe(cqe)) {
+      self.charge(c_.app_cqe, reap);
+      ctx_->release(*cqe.req);
+      const sim::TimeNs t = self.local_now_ns();
+      if (t <= engine_->window_end_ns()) metrics_->completed(t, t - t_start);
+    }
+    const sim::TimeNs t = self.local_now_ns();
+    if (t >= engine_->window_start_ns() && t <= engine_->window_end_ns()) ++batches_window_;
+  }
+}
+
+void NopModel::final_checks() const {
+  ctx_->final_checks();
+}
+
+void NopModel::report(nlohmann::json& r) const {
+  r["iowq"] = wq_->to_json();
+  r["uring"] = ctx_->to_json();
+  r["breakdown"] = ctx_->breakdown().to_json();
+  r["nop"] = {{"depth", depth_}, {"force_async", force_async_}, {"batches_window", batches_window_}};
+}
+
+std::vector<std::pair<std::string, std::string>> NopModel::summary() const {
+  const auto& b = wq_->acct(0);
+  return {{"io-wq bound", fmt::format("max {}  peak {}  created {}  queue peak {}", b.max_workers,
+                                      b.workers_peak, b.created, b.list_peak)},
+          {"io_uring",
+           fmt::format("sqes {}  cqes {}  punted {}  inline {}", ctx_->stats().sqes_submitted,
+                       ctx_->stats().cqes_posted, ctx_->stats().punted, ctx_->stats().inline_completed)}};
+}
+
+}  // namespace uringsim::models

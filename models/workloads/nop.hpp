@@ -1,0 +1,47 @@
+#pragma once
+// The NOP workload (workload.type = "nop"): one thread submits batches of IORING_OP_NOP and waits
+// for each whole batch, like the io-wq microbenchmarks of the seed-003 patch series (nop_test.c:
+// IOSQE_ASYNC NOPs at depth 10). With force_async every NOP goes through io-wq's bound account,
+// so the run measures io-wq alone: enqueue, worker wake-ups, the work-list lock, CQE posting.
+// See docs/models/locking.md.
+#include <memory>
+
+#include "models/cpu_placer.hpp"
+#include "models/model.hpp"
+#include "models/uring/ctx.hpp"
+#include "models/uring/iowq.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "models/uring/nop_file.hpp"
+#include "models/uring/task.hpp"
+
+namespace uringsim::models {
+
+class NopModel final : public Model {
+ public:
+  explicit NopModel(const config::Scenario& s);
+  ~NopModel() override;
+  void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
+  void final_checks() const override;
+  void report(nlohmann::json& results) const override;
+  std::vector<std::pair<std::string, std::string>> summary() const override;
+
+ private:
+  void submitter_main();
+
+  KernelConfig k_;
+  UringCosts c_;
+  int depth_;
+  bool force_async_;
+  int cpu_;
+
+  sim::Engine* engine_ = nullptr;
+  analysis::RunMetrics* metrics_ = nullptr;
+  std::unique_ptr<CpuPlacer> placer_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<IoWq> wq_;
+  std::unique_ptr<IoRingCtx> ctx_;
+  std::unique_ptr<NopFile> file_;
+  std::uint64_t batches_window_ = 0;
+};
+
+}  // namespace uringsim::models

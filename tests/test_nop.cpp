@@ -1,0 +1,73 @@
+// End-to-end tests of the NOP workload (scenarios/validation/iowq-nop.json, shortened): which
+// path NOPs take, what a lone NOP's trip through io-wq costs, and bad input.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli_helpers.hpp"
+
+using namespace testing;
+
+namespace {
+const std::string kNop = source_path("scenarios/validation/iowq-nop.json");
+
+nlohmann::json run_nop(const std::string& name, const std::string& args) {
+  const auto dir = fresh_dir(name);
+  const auto r = run_cli("run " + kNop + " --quiet --set warmup_ms=5 --set duration_ms=20 " + args +
+                         " --out " + dir.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(dir / "results.json"));
+}
+
+double profile_pct(const nlohmann::json& r, const std::string& comm, const std::string& symbol) {
+  double pct = 0;
+  for (const auto& e : r["profile"]["entries"])
+    if (e["comm"] == comm && e["symbol"] == symbol) pct += e["pct"].get<double>();
+  return pct;
+}
+}  // namespace
+
+TEST_CASE("nop: IOSQE_ASYNC NOPs are bound io-wq work, run by at most max_bound workers") {
+  const auto r = run_nop("nop-async", "--variant global");
+  const auto& u = r["uring"];
+  CHECK(u["punted"].get<long>() == u["sqes_submitted"].get<long>());
+  CHECK(u["inline_completed"].get<long>() == 0);
+  CHECK(u["iowq_completed"].get<long>() == u["cqes_posted"].get<long>());
+  // Ten NOPs at a time keep all four bound workers busy; none is unbound.
+  CHECK(r["iowq"]["bound"]["workers_peak"].get<int>() == 4);
+  CHECK(r["iowq"]["unbound"]["created"].get<int>() == 0);
+  CHECK(profile_pct(r, "iou-wrk", "io_nop") > 0);
+  CHECK(profile_pct(r, "nop_test", "io_nop") == 0);
+  // Whole batches: at most one batch of 10 is in flight at the end.
+  CHECK(r["requests"]["in_flight_at_end"].get<long>() <= 10);
+}
+
+TEST_CASE("nop: without IOSQE_ASYNC every NOP completes inline on the submitter") {
+  const auto r = run_nop("nop-inline", "--variant inline");
+  const auto& u = r["uring"];
+  CHECK(u["punted"].get<long>() == 0);
+  CHECK(u["inline_completed"].get<long>() == u["sqes_submitted"].get<long>());
+  CHECK(r["iowq"]["bound"]["created"].get<int>() == 0);
+  CHECK(profile_pct(r, "nop_test", "io_nop") > 0);
+  CHECK(r["cpu"]["total_pct"].get<double>() == Approx(100).epsilon(0.01));
+}
+
+TEST_CASE("nop: a lone NOP's trip through io-wq pays two wake-ups (worker, then submitter)") {
+  // Depth 1: the worker sleeps between NOPs and the submitter sleeps in io_uring_enter, so each
+  // NOP wakes both. Removing the wake-up latency shortens the round trip by exactly two of them.
+  const auto with = run_nop("nop-wake", "--variant global --set workload.depth=1");
+  const auto without =
+      run_nop("nop-nowake", "--variant global --set workload.depth=1 --set costs.wakeup_latency_ns=0");
+  const double d_us = with["latency_us"]["mean"].get<double>() - without["latency_us"]["mean"].get<double>();
+  CHECK(d_us == Approx(2 * 2.0).epsilon(0.01));
+  CHECK(with["iowq"]["bound"]["workers_peak"].get<int>() == 1);
+}
+
+TEST_CASE("nop: a batch larger than the SQ ring is refused, naming the field") {
+  const auto dir = fresh_dir("nop-bad");
+  const auto r = run_cli("run " + kNop + " --set workload.depth=5000 --out " + dir.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("/workload/depth: expected at most kernel.ring.sq_entries (4096), got 5000") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "results.json"));
+}
