@@ -48,9 +48,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   metrics_ = &metrics;
   const int cores = engine.machine().cores;
   placer_ = std::make_unique<CpuPlacer>(cores);
-  task_ = std::make_unique<Task>(c_);
-  wq_ = std::make_unique<IoWq>(engine, k_, c_, *task_, *placer_);
-  ctx_ = std::make_unique<IoRingCtx>(k_, c_, *task_, *wq_);
+  ring_ = std::make_unique<Uring>(engine, k_, c_, *placer_);
 
   for (int i = 0; i < connections_; ++i)
     sockets_.push_back(
@@ -76,7 +74,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
 
   sim::ThreadOptions so;
   so.weight = server_weight_;
-  task_->set_thread(engine.spawn(
+  ring_->task.set_thread(engine.spawn(
       "io_uring_echo_server", "io_uring_echo_s", placer_->pin(0), [this] { server_main(); }, so));
 
   sim::ThreadOptions sampler;
@@ -117,7 +115,7 @@ void EchoModel::declare_topology(sim::Engine& engine) {
 }
 
 Request& EchoModel::make_request(Op op, int conn) {
-  Request& r = ctx_->new_request();
+  Request& r = ring_->ctx.new_request();
   r.op = op;
   r.file = sockets_[conn].get();
   r.user_data = static_cast<std::uint64_t>(conn);
@@ -137,13 +135,13 @@ void EchoModel::server_main() {
     sqes.push_back(&make_request(Op::Recv, i));
   }
   for (;;) {
-    ctx_->enter(sqes, 1);
+    ring_->ctx.enter(sqes, 1);
     Cqe cqe;
-    while (ctx_->pop_cqe(cqe)) {
+    while (ring_->ctx.pop_cqe(cqe)) {
       self.charge(c_.app_cqe, app);
       const int conn = static_cast<int>(cqe.user_data);
       const Op op = cqe.req->op;
-      ctx_->release(*cqe.req);
+      ring_->ctx.release(*cqe.req);
       self.charge(c_.app_sqe_prep, prep);
       if (op == Op::Recv && cqe.result > 0) {
         self.charge(server_work_cycles_, work);
@@ -206,45 +204,43 @@ void EchoModel::sampler_main() {
   for (;;) {
     self.sleep_ns(step);
     const double t = engine_->clock_ns();
-    const auto& u = wq_->acct(1);
+    const auto& u = ring_->wq.acct(1);
     metrics_->sample("iowq.unbound.workers", t, u.nr_workers);
     metrics_->sample("iowq.unbound.running", t, u.nr_running);
     metrics_->sample("iowq.unbound.queued", t, static_cast<double>(u.list.size()));
     metrics_->sample("iowq.unbound.blocked_in_work", t, u.blocked_in_work);
-    metrics_->sample("iowq.bound.workers", t, wq_->acct(0).nr_workers);
-    metrics_->sample("iowq.free_workers", t, static_cast<double>(wq_->free_workers()));
-    metrics_->sample("uring.cq_ready", t, static_cast<double>(ctx_->cq_ready()));
+    metrics_->sample("iowq.bound.workers", t, ring_->wq.acct(0).nr_workers);
+    metrics_->sample("iowq.free_workers", t, static_cast<double>(ring_->wq.free_workers()));
+    metrics_->sample("uring.cq_ready", t, static_cast<double>(ring_->ctx.cq_ready()));
     if (auto* tr = engine_->trace()) {  // the same gauges as counter tracks of the timeline
       tr->counter("iowq.unbound.running", t, u.nr_running);
       tr->counter("iowq.unbound.queued", t, static_cast<double>(u.list.size()));
       tr->counter("iowq.unbound.workers", t, u.nr_workers);
-      tr->counter("uring.cq_ready", t, static_cast<double>(ctx_->cq_ready()));
+      tr->counter("uring.cq_ready", t, static_cast<double>(ring_->ctx.cq_ready()));
     }
   }
 }
 
 void EchoModel::final_checks() const {
-  ctx_->final_checks();
+  ring_->ctx.final_checks();
 }
 
 void EchoModel::report(nlohmann::json& r) const {
-  r["iowq"] = wq_->to_json();
-  r["uring"] = ctx_->to_json();
-  r["breakdown"] = ctx_->breakdown().to_json();
+  ring_->report(r);
   r["echo"] = {{"connections", connections_},
                {"async_mode", async_mode_name(k_.async_mode)},
                {"round_trips_window", round_trips_window_}};
 }
 
 std::vector<std::pair<std::string, std::string>> EchoModel::summary() const {
-  const auto& u = wq_->acct(1);
-  return {
-      {"io-wq unbound",
-       fmt::format("max {}  peak {}  created {}  queue peak {}",
-                   u.max_workers == (1 << 20) ? -1 : u.max_workers, u.workers_peak, u.created, u.list_peak)},
-      {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
-                               ctx_->stats().sqes_submitted, ctx_->stats().cqes_posted, ctx_->stats().punted,
-                               ctx_->stats().poll_armed, ctx_->stats().worker_blocked)}};
+  const auto& u = ring_->wq.acct(1);
+  return {{"io-wq unbound", fmt::format("max {}  peak {}  created {}  queue peak {}",
+                                        u.max_workers == (1 << 20) ? -1 : u.max_workers, u.workers_peak,
+                                        u.created, u.list_peak)},
+          {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
+                                   ring_->ctx.stats().sqes_submitted, ring_->ctx.stats().cqes_posted,
+                                   ring_->ctx.stats().punted, ring_->ctx.stats().poll_armed,
+                                   ring_->ctx.stats().worker_blocked)}};
 }
 
 }  // namespace uringsim::models

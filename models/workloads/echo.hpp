@@ -10,10 +10,8 @@
 #include "models/distribution.hpp"
 #include "models/model.hpp"
 #include "models/net/socket.hpp"
-#include "models/uring/ctx.hpp"
-#include "models/uring/iowq.hpp"
 #include "models/uring/kernel_config.hpp"
-#include "models/uring/task.hpp"
+#include "models/uring/uring.hpp"
 #include "sim/random.hpp"
 
 namespace uringsim::models {
@@ -65,9 +63,7 @@ class EchoModel final : public Model {
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;
   std::unique_ptr<CpuPlacer> placer_;
-  std::unique_ptr<Task> task_;
-  std::unique_ptr<IoWq> wq_;
-  std::unique_ptr<IoRingCtx> ctx_;
+  std::unique_ptr<Uring> ring_;
   std::vector<std::unique_ptr<Socket>> sockets_;
   std::vector<Conn> conns_;
   std::vector<Driver> drivers_;

@@ -105,22 +105,20 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     Job& j = *jp;
     j.cpu = job_cpu_ >= 0 ? placer_->pin(job_cpu_) : placer_->pick();
     if (sqpoll_ && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
-    j.task = std::make_unique<Task>(c_);
-    j.wq = std::make_unique<IoWq>(engine, k_, c_, *j.task, *placer_);
-    j.ctx = std::make_unique<IoRingCtx>(k_, c_, *j.task, *j.wq);
-    j.ctx->setup(sqpoll_, hipri_);
+    j.ring = std::make_unique<Uring>(engine, k_, c_, *placer_);
+    j.ring->ctx.setup(sqpoll_, hipri_);
     j.file = std::make_unique<BlockFile>(*dev_, c_, direct_);
     j.slots.resize(static_cast<std::size_t>(iodepth_));
     for (int s = iodepth_ - 1; s >= 0; --s) j.free_slots.push_back(s);
     j.mix = std::make_unique<sim::Rng>(seed_, fmt::format("fio.job{}.rwmix", j.index));
     if (sqpoll_) {
       j.sqd = std::make_unique<SqThread>(k_, c_);
-      j.sqd->attach(*j.ctx);
-      j.ctx->attach_sq_thread(j.sqd.get());
+      j.sqd->attach(j.ring->ctx);
+      j.ring->ctx.attach_sq_thread(j.sqd.get());
       j.sqd->start(engine, fmt::format("iou-sqp-{}", j.index), j.sq_cpu);
     }
     j.thread = &engine.spawn(fmt::format("fio-job{}", j.index), "fio", j.cpu, [this, &j] { job_main(j); });
-    j.task->set_thread(*j.thread);
+    j.ring->task.set_thread(*j.thread);
     declare_topology(engine, j);
   }
 }
@@ -175,18 +173,18 @@ void FioModel::issue_one(Job& j) {
   Slot& sl = j.slots[static_cast<std::size_t>(slot)];
   sl.start = self.local_now_ns();  // io_u->start_time
   sl.op = next_op(j);
-  Request& r = j.ctx->new_request();
+  Request& r = j.ring->ctx.new_request();
   r.op = sl.op;
   r.file = j.file.get();
   r.bytes = bs_;
   r.user_data = static_cast<std::uint64_t>(slot);
   self.charge(c_.app_sqe_prep, sym_prep());
-  j.ctx->sq_push(r);
+  j.ring->ctx.sq_push(r);
   // fio_ioring_commit: on an SQPOLL ring only a sleeping SQ thread needs a syscall.
   if (sqpoll_) {
-    if (j.ctx->sq_need_wakeup()) j.ctx->enter_ring(1, 0, kEnterSqWakeup);
+    if (j.ring->ctx.sq_need_wakeup()) j.ring->ctx.enter_ring(1, 0, kEnterSqWakeup);
   } else {
-    j.ctx->enter_ring(1, 0, 0);
+    j.ring->ctx.enter_ring(1, 0, 0);
   }
   sl.issue = self.local_now_ns();  // io_u->issue_time, after the commit returns
   ++j.inflight;
@@ -196,22 +194,22 @@ void FioModel::issue_one(Job& j) {
 void FioModel::wait_events(Job& j, int min) {
   // fio_ioring_getevents: reap the CQ; on SQPOLL rings spin in user space, else enter GETEVENTS.
   if (sqpoll_)
-    j.ctx->spin_for_cqes(static_cast<std::size_t>(min));
+    j.ring->ctx.spin_for_cqes(static_cast<std::size_t>(min));
   else
-    j.ctx->enter_ring(0, min, kEnterGetEvents);
+    j.ring->ctx.enter_ring(0, min, kEnterGetEvents);
   reap(j);
 }
 
 void FioModel::reap(Job& j) {
   auto& self = sim::current();
   Cqe cqe;
-  while (j.ctx->pop_cqe(cqe)) {
+  while (j.ring->ctx.pop_cqe(cqe)) {
     // Completion time = the CQE read, the same instant the latency breakdown ends at.
     const sim::TimeNs t = self.local_now_ns();
     self.charge(c_.app_cqe, sym_reap());
     const int slot = static_cast<int>(cqe.user_data);
     const Slot& sl = j.slots[static_cast<std::size_t>(slot)];
-    j.ctx->release(*cqe.req);
+    j.ring->ctx.release(*cqe.req);
     j.free_slots.push_back(slot);
     --j.inflight;
     metrics_->completed(t, t - sl.start);
@@ -236,7 +234,7 @@ nlohmann::json lat_json(const analysis::LatencyHistogram& h, double stdev_ns) {
 }  // namespace
 
 void FioModel::final_checks() const {
-  for (const auto& jp : jobs_) jp->ctx->final_checks();
+  for (const auto& jp : jobs_) jp->ring->ctx.final_checks();
 }
 
 void FioModel::report(nlohmann::json& r) const {
@@ -276,11 +274,11 @@ void FioModel::report(nlohmann::json& r) const {
   f["sq_thread_cpu_pct"] = sqpoll_ ? nlohmann::json(100.0 * sq / window_cycles / n) : nlohmann::json(nullptr);
   f["sq_threads"] = sqt;
   LatencyBreakdown bd;
-  for (const auto& jp : jobs_) bd.merge(jp->ctx->breakdown());
+  for (const auto& jp : jobs_) bd.merge(jp->ring->ctx.breakdown());
   r["breakdown"] = bd.to_json();
   UringStats u;
   for (const auto& jp : jobs_) {
-    const auto& s = jp->ctx->stats();
+    const auto& s = jp->ring->ctx.stats();
     u.sqes_submitted += s.sqes_submitted;
     u.cqes_posted += s.cqes_posted;
     u.sq_wakeup_enters += s.sq_wakeup_enters;

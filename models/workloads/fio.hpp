@@ -11,11 +11,9 @@
 #include "models/block/nvme.hpp"
 #include "models/cpu_placer.hpp"
 #include "models/model.hpp"
-#include "models/uring/ctx.hpp"
-#include "models/uring/iowq.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/sqpoll.hpp"
-#include "models/uring/task.hpp"
+#include "models/uring/uring.hpp"
 #include "sim/random.hpp"
 
 namespace uringsim::models {
@@ -50,9 +48,7 @@ class FioModel final : public Model {
   };
   struct Job {
     int index = 0, cpu = 0, sq_cpu = -1;
-    std::unique_ptr<Task> task;
-    std::unique_ptr<IoWq> wq;
-    std::unique_ptr<IoRingCtx> ctx;
+    std::unique_ptr<Uring> ring;
     std::unique_ptr<SqThread> sqd;
     std::unique_ptr<BlockFile> file;
     sim::Thread* thread = nullptr;

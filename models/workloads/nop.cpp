@@ -30,12 +30,10 @@ void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   engine_ = &engine;
   metrics_ = &metrics;
   placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
-  task_ = std::make_unique<Task>(c_);
   const int cpu = cpu_ >= 0 ? placer_->pin(cpu_) : placer_->pick();
-  wq_ = std::make_unique<IoWq>(engine, k_, c_, *task_, *placer_);
-  ctx_ = std::make_unique<IoRingCtx>(k_, c_, *task_, *wq_);
+  ring_ = std::make_unique<Uring>(engine, k_, c_, *placer_);
   file_ = std::make_unique<NopFile>(c_);
-  task_->set_thread(engine.spawn("nop_test", "nop_test", cpu, [this] { submitter_main(); }));
+  ring_->task.set_thread(engine.spawn("nop_test", "nop_test", cpu, [this] { submitter_main(); }));
   const std::string ring = "io_uring (SQ/CQ)";
   engine.declare("ring", ring);
   engine.declare_edge("nop_test", ring, "io_uring_enter: submit a batch, wait for all of it");
@@ -52,7 +50,7 @@ void NopModel::submitter_main() {
     const sim::TimeNs t_start = self.local_now_ns();
     for (int i = 0; i < depth_; ++i) {
       self.charge(c_.app_sqe_prep, prep);
-      Request& r = ctx_->new_request();
+      Request& r = ring_->ctx.new_request();
       r.op = Op::Nop;
       r.file = file_.get();
       r.force_async = force_async_;
@@ -60,11 +58,11 @@ void NopModel::submitter_main() {
       metrics_->submitted(t_start);
     }
     // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
-    ctx_->enter(sqes, depth_);
+    ring_->ctx.enter(sqes, depth_);
     Cqe cqe;
-    while (ctx_->pop_cqe(cqe)) {
+    while (ring_->ctx.pop_cqe(cqe)) {
       self.charge(c_.app_cqe, reap);
-      ctx_->release(*cqe.req);
+      ring_->ctx.release(*cqe.req);
       const sim::TimeNs t = self.local_now_ns();
       if (t <= engine_->window_end_ns()) metrics_->completed(t, t - t_start);
     }
@@ -74,23 +72,21 @@ void NopModel::submitter_main() {
 }
 
 void NopModel::final_checks() const {
-  ctx_->final_checks();
+  ring_->ctx.final_checks();
 }
 
 void NopModel::report(nlohmann::json& r) const {
-  r["iowq"] = wq_->to_json();
-  r["uring"] = ctx_->to_json();
-  r["breakdown"] = ctx_->breakdown().to_json();
+  ring_->report(r);
   r["nop"] = {{"depth", depth_}, {"force_async", force_async_}, {"batches_window", batches_window_}};
 }
 
 std::vector<std::pair<std::string, std::string>> NopModel::summary() const {
-  const auto& b = wq_->acct(0);
+  const auto& b = ring_->wq.acct(0);
   return {{"io-wq bound", fmt::format("max {}  peak {}  created {}  queue peak {}", b.max_workers,
                                       b.workers_peak, b.created, b.list_peak)},
-          {"io_uring",
-           fmt::format("sqes {}  cqes {}  punted {}  inline {}", ctx_->stats().sqes_submitted,
-                       ctx_->stats().cqes_posted, ctx_->stats().punted, ctx_->stats().inline_completed)}};
+          {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  inline {}",
+                                   ring_->ctx.stats().sqes_submitted, ring_->ctx.stats().cqes_posted,
+                                   ring_->ctx.stats().punted, ring_->ctx.stats().inline_completed)}};
 }
 
 }  // namespace uringsim::models

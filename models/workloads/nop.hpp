@@ -8,11 +8,9 @@
 
 #include "models/cpu_placer.hpp"
 #include "models/model.hpp"
-#include "models/uring/ctx.hpp"
-#include "models/uring/iowq.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/nop_file.hpp"
-#include "models/uring/task.hpp"
+#include "models/uring/uring.hpp"
 
 namespace uringsim::models {
 
@@ -37,9 +35,7 @@ class NopModel final : public Model {
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;
   std::unique_ptr<CpuPlacer> placer_;
-  std::unique_ptr<Task> task_;
-  std::unique_ptr<IoWq> wq_;
-  std::unique_ptr<IoRingCtx> ctx_;
+  std::unique_ptr<Uring> ring_;
   std::unique_ptr<NopFile> file_;
   std::uint64_t batches_window_ = 0;
 };
