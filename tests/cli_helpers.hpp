@@ -9,6 +9,9 @@
 #include <sstream>
 #include <string>
 
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
 namespace testing {
 
 struct Cli {
@@ -50,6 +53,16 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+// `uringsim run ARGS --quiet --out DIR` in a fresh directory named after `name`; the run must
+// succeed. Returns its results.json.
+inline nlohmann::json run_results(const std::string& name, const std::string& args) {
+  const auto dir = fresh_dir(name);
+  const Cli r = run_cli("run " + args + " --quiet --out " + dir.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(dir / "results.json"));
 }
 
 }  // namespace testing

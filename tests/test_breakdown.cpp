@@ -9,11 +9,7 @@ using namespace testing;
 
 namespace {
 nlohmann::json run_json(const std::string& name, const std::string& args) {
-  const auto dir = fresh_dir("breakdown-" + name);
-  const auto r = run_cli("run " + args + " --quiet --out " + dir.string());
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / "results.json"));
+  return run_results("breakdown-" + name, args);
 }
 nlohmann::json echo(const std::string& mode) {
   return run_json("echo-" + mode, source_path("scenarios/seeds/async-hybrid.json") + " --variant " + mode +

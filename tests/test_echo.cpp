@@ -12,12 +12,7 @@ namespace {
 const std::string kSeed = source_path("scenarios/seeds/async-hybrid.json");
 
 nlohmann::json run_echo(const std::string& name, const std::string& args) {
-  const auto dir = fresh_dir(name);
-  const auto r = run_cli("run " + kSeed + " --quiet --set warmup_ms=100 --set duration_ms=100 " + args +
-                         " --out " + dir.string());
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / "results.json"));
+  return run_results(name, kSeed + " --set warmup_ms=100 --set duration_ms=100 " + args);
 }
 
 double tput(const nlohmann::json& r) {

@@ -11,12 +11,7 @@ namespace {
 const std::string kSeed = source_path("scenarios/seeds/sqpoll-deputy.json");
 
 nlohmann::json run_fio(const std::string& name, const std::string& args) {
-  const auto dir = fresh_dir(name);
-  const auto r = run_cli("run " + kSeed + " --quiet --set warmup_ms=10 --set duration_ms=200 " + args +
-                         " --out " + dir.string());
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / "results.json"));
+  return run_results(name, kSeed + " --set warmup_ms=10 --set duration_ms=200 " + args);
 }
 double p99(const nlohmann::json& r) {
   return r["fio"]["read"]["lat_us"]["p99"].get<double>();

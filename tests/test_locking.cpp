@@ -10,14 +10,10 @@ using namespace testing;
 
 namespace {
 nlohmann::json run_lock_design(const std::string& design) {
-  const auto dir = fresh_dir("lock-" + design);
-  const auto r = run_cli("run " + source_path("scenarios/seeds/async-hybrid.json") +
-                         " --variant hybrid --quiet --set warmup_ms=20 --set duration_ms=30"
-                         " --set kernel.iowq.max_unbound=4 --set kernel.iowq.lock=" +
-                         design + " --out " + dir.string());
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / "results.json"));
+  return run_results("lock-" + design, source_path("scenarios/seeds/async-hybrid.json") +
+                                           " --variant hybrid --set warmup_ms=20 --set duration_ms=30"
+                                           " --set kernel.iowq.max_unbound=4 --set kernel.iowq.lock=" +
+                                           design);
 }
 long acquisitions(const nlohmann::json& locks, const std::string& lock, const std::string& site) {
   if (!locks.contains(lock) || !locks[lock]["sites"].contains(site)) return 0;
@@ -64,13 +60,9 @@ TEST_CASE("locking: the profile accounts lock spinning to the slow-path symbol a
 
 namespace {
 nlohmann::json run_seed_003(const std::string& variant, const std::string& extra = "") {
-  const auto dir = fresh_dir("seed003-" + variant);
-  const auto r =
-      run_cli("run " + source_path("scenarios/seeds/iowq-lock-split.json") + " --variant " + variant +
-              " --quiet --set warmup_ms=20 --set duration_ms=30 " + extra + " --out " + dir.string());
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / "results.json"));
+  return run_results("seed003-" + variant, source_path("scenarios/seeds/iowq-lock-split.json") +
+                                               " --variant " + variant +
+                                               " --set warmup_ms=20 --set duration_ms=30 " + extra);
 }
 }  // namespace
 

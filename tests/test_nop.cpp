@@ -11,12 +11,7 @@ namespace {
 const std::string kNop = source_path("scenarios/validation/iowq-nop.json");
 
 nlohmann::json run_nop(const std::string& name, const std::string& args) {
-  const auto dir = fresh_dir(name);
-  const auto r = run_cli("run " + kNop + " --quiet --set warmup_ms=5 --set duration_ms=20 " + args +
-                         " --out " + dir.string());
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / "results.json"));
+  return run_results(name, kNop + " --set warmup_ms=5 --set duration_ms=20 " + args);
 }
 
 double profile_pct(const nlohmann::json& r, const std::string& comm, const std::string& symbol) {
