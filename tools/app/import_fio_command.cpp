@@ -15,24 +15,10 @@
 #include "tools/app/commands.hpp"
 #include "tools/app/fio_options.hpp"
 #include "tools/app/fio_to_scenario.hpp"
+#include "tools/app/read_file.hpp"
 
 namespace uringsim::app {
-namespace {
-
-// The job file's text; InputError "cannot read FILE: why" for a directory or an unreadable path.
-std::string read_job_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw config::InputError("cannot read " + path + ": is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw config::InputError("cannot read " + path + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw config::InputError("cannot read " + path + ": read error");
-  return ss.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void add_import_fio_options(CLI::App& cmd, ImportFioOptions& o) {
   cmd.add_option("jobfile", o.job_file, "fio job file (ini: [global] and job sections)");
@@ -64,7 +50,7 @@ int cmd_import_fio(const ImportFioOptions& o) {
     std::vector<fio::Job> jobs;
     if (!o.job_file.empty()) {
       io.source = o.job_file;
-      jobs = fio::parse_job_file(read_job_file(o.job_file), o.job_file, vars);
+      jobs = fio::parse_job_file(read_text_file(o.job_file), o.job_file, vars);
     } else {
       io.source = "--cmdline";
       jobs = fio::parse_command_line(o.cmdline, vars);

@@ -17,6 +17,7 @@
 #include "analysis/io.hpp"
 #include "analysis/stats.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/read_file.hpp"
 #include "tools/app/report_util.hpp"
 #include "tools/app/study_metrics.hpp"
 #include "uringsim_version.hpp"
@@ -55,14 +56,6 @@ std::string join(const std::vector<std::string>& xs, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < xs.size(); ++i) out += (i ? sep : "") + xs[i];
   return out;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw InputError(p.string() + ": cannot open");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 double number_or_nan(const json& j) {
@@ -206,7 +199,7 @@ void load_sweep(const fs::path& dir, Page& pg) {
   pg.kind = "sweep";
   const fs::path file = dir / "sweep.csv";
   const std::string fname = file.string();
-  const auto csv = report::parse_csv(slurp(file), fname);
+  const auto csv = report::parse_csv(read_text_file(file), fname);
   auto col = [&](const std::string& name) {
     const auto it = std::find(csv.header.begin(), csv.header.end(), name);
     if (it == csv.header.end()) throw InputError(fname + ":1: missing column \"" + name + "\"");

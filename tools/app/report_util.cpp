@@ -7,25 +7,14 @@
 #include <regex>
 #include <sstream>
 
+#include "tools/app/read_file.hpp"
 #include "tools/app/subprocess.hpp"
 
 namespace uringsim::app::report {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw InputError(p.string() + ": cannot open");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
-
 nlohmann::json read_json(const fs::path& p) {
-  const std::string text = slurp(p);
+  const std::string text = read_text_file(p);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -196,7 +185,7 @@ std::string Gnuplot::svg(const std::string& id, const std::string& body, int wid
   if (r[0].exit_code != 0 || !fs::exists(out))
     throw std::runtime_error("gnuplot failed on plot " + id + " (exit " + std::to_string(r[0].exit_code) +
                              "): " + r[0].output);
-  return inline_svg(slurp(out), id);
+  return inline_svg(read_text_file(out), id);
 }
 
 }  // namespace uringsim::app::report

@@ -24,6 +24,7 @@
 #include "analysis/io.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/read_file.hpp"
 #include "tools/app/study_metrics.hpp"
 #include "tools/app/sweep.hpp"
 
@@ -176,14 +177,6 @@ using nlohmann::json;
 
 constexpr const char* kSpecFile = "sweep_spec.json";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
@@ -197,7 +190,8 @@ bool point_done(const fs::path& dir, const json& point) {
   std::error_code ec;
   if (!fs::exists(dir / "results.json", ec) || !fs::exists(dir / "point.json", ec)) return false;
   try {
-    return json::parse(slurp(dir / "point.json")).value("scenario_hash", "") == point.at("scenario_hash");
+    return json::parse(read_text_file(dir / "point.json")).value("scenario_hash", "") ==
+           point.at("scenario_hash");
   } catch (const std::exception&) {
     return false;
   }
@@ -228,7 +222,7 @@ void write_outputs(const std::string& out, const json& spec) {
     if (!point_done(dir, pt)) continue;
     json r;
     try {
-      r = json::parse(slurp(dir / "results.json"));
+      r = json::parse(read_text_file(dir / "results.json"));
     } catch (const std::exception&) {
       continue;  // unreadable results count as missing
     }
@@ -370,7 +364,7 @@ int cmd_sweep(const SweepOptions& o) {
   std::string file_bytes;
   config::Scenario base;
   try {
-    file_bytes = slurp(o.scenario);
+    file_bytes = read_text_file(o.scenario);
     config::LoadOptions lo;
     lo.sets = o.sets;
     base = config::load_scenario_file(o.scenario, lo);
@@ -483,7 +477,8 @@ int cmd_sweep(const SweepOptions& o) {
   const std::string spec_text = analysis::dump_json(spec);
   try {
     std::error_code ec;
-    if (fs::exists(out + "/" + kSpecFile, ec) && slurp(out + "/" + kSpecFile) != spec_text && !o.quiet)
+    if (fs::exists(out + "/" + kSpecFile, ec) && read_text_file(out + "/" + kSpecFile) != spec_text &&
+        !o.quiet)
       std::cerr << "sweep: " << out << " held a different sweep; replacing its spec (points with the same "
                 << "hash are kept)\n";
     analysis::write_file_atomic(out + "/" + kSpecFile, spec_text);
@@ -590,7 +585,7 @@ int cmd_merge(const MergeOptions& o) {
   for (const auto& d : o.dirs) {
     std::string t;
     try {
-      t = slurp(fs::path(d) / kSpecFile);
+      t = read_text_file(fs::path(d) / kSpecFile);
     } catch (const std::exception& e) {
       std::cerr << "error: " << d << " is not a sweep directory: " << e.what() << "\n";
       return kExitBadInput;
@@ -604,7 +599,7 @@ int cmd_merge(const MergeOptions& o) {
     if (!(fs::exists(o.out_dir, ec) && fs::equivalent(d, o.out_dir, ec))) inputs.push_back(d);
   }
   const std::string out_spec = o.out_dir + "/" + kSpecFile;
-  if (fs::exists(out_spec, ec) && slurp(out_spec) != spec_text) {
+  if (fs::exists(out_spec, ec) && read_text_file(out_spec) != spec_text) {
     std::cerr << "error: " << out_spec << " holds a different sweep\n";
     return kExitBadInput;
   }
@@ -618,7 +613,7 @@ int cmd_merge(const MergeOptions& o) {
       if (!fs::exists(e.path() / "point.json", ec) || !fs::exists(e.path() / "results.json", ec)) continue;
       std::string hash;
       try {
-        hash = json::parse(slurp(e.path() / "point.json")).value("scenario_hash", "");
+        hash = json::parse(read_text_file(e.path() / "point.json")).value("scenario_hash", "");
       } catch (const std::exception&) {
         continue;
       }
@@ -647,7 +642,7 @@ int cmd_merge(const MergeOptions& o) {
       // results first, point.json last, each via a rename: the same finish marker as a sweep.
       for (const char* name : {"run_info.json", "results.json", "point.json"}) {
         if (!fs::exists(hp.second / name, ec)) continue;
-        analysis::write_file_atomic((dst / name).string(), slurp(hp.second / name));
+        analysis::write_file_atomic((dst / name).string(), read_text_file(hp.second / name));
       }
       ++copied;
     }
