@@ -19,6 +19,49 @@ double cycles_of(const sim::Thread& t, const char* symbol) {
   const sim::Label l = sim::intern(symbol);
   return l < t.cycles_by_symbol().size() ? t.cycles_by_symbol()[l] : 0.0;
 }
+
+// One IOSQE_ASYNC recv (user_data 3) on an empty socket whose 64 bytes arrive at 10 us, on 3 CPUs
+// with 1 us wake-ups and tcp_recv 200: io-wq as it stands at 5 us, the CQEs, and the counters.
+struct ForcedAsyncRecv {
+  struct {
+    int workers, running;
+    std::size_t free;
+    std::uint64_t blocked, poll_armed;
+  } mid{};
+  std::vector<SeenCqe> seen;
+  UringStats stats;
+  int unbound_created = 0, bound_created = 0, create_requests = 0;
+  std::uint64_t tw_items = 0;
+};
+ForcedAsyncRecv run_forced_async_recv(const KernelConfig& k, UringCosts uc) {
+  sim::PrimitiveCosts pc;
+  pc.wakeup_latency_ns = 1000;
+  uc.tcp_recv = 200;
+  UringWorld w(3, pc, k, uc);
+  Socket sock(0, w.costs, [](int, std::uint32_t) {});
+  ForcedAsyncRecv out;
+  w.spawn_app([&] {
+    std::vector<Request*> sqes{&w.request(Op::Recv, sock, 3, 100, true)};
+    w.ctx.enter(sqes, 1);
+    w.reap(out.seen);
+  });
+  w.spawn_peer("peer", [&] {
+    sim::current().sleep_ns(10000);
+    sock.deliver(64);
+  });
+  w.engine.at_ns(5000, [&] {
+    const auto& u = w.wq.acct(1);
+    out.mid = {u.nr_workers, u.nr_running, w.wq.free_workers(), w.ctx.stats().worker_blocked,
+               w.ctx.stats().poll_armed};
+  });
+  w.engine.run_until_ns(1e6);
+  out.stats = w.ctx.stats();
+  out.unbound_created = w.wq.acct(1).created;
+  out.bound_created = w.wq.acct(0).created;
+  out.create_requests = w.wq.acct(1).create_requests;
+  out.tw_items = w.task.items_run();
+  return out;
+}
 }  // namespace
 
 TEST_CASE(
@@ -80,39 +123,14 @@ TEST_CASE(
 }
 
 TEST_CASE("uring: blocking async mode: a forced-async recv on an empty socket sleeps in the worker") {
-  sim::PrimitiveCosts pc;
-  pc.wakeup_latency_ns = 1000;
-  UringCosts uc = test::zero_uring_costs();
-  uc.tcp_recv = 200;
   KernelConfig k = test::test_kernel();
   k.era = "5.15";
   k.poll_once = true;
   k.async_mode = AsyncMode::Blocking;
   k.apoll_ready = ApollReady::Inline;
-  UringWorld w(3, pc, k, uc);
-  Socket sock(0, w.costs, [](int, std::uint32_t) {});
-
-  std::vector<SeenCqe> seen;
-  w.spawn_app([&] {
-    std::vector<Request*> sqes{&w.request(Op::Recv, sock, 3, 100, true)};
-    w.ctx.enter(sqes, 1);
-    w.reap(seen);
-  });
-  w.spawn_peer("peer", [&] {
-    sim::current().sleep_ns(10000);
-    sock.deliver(64);
-  });
-  struct Mid {
-    int workers, running;
-    std::size_t free;
-    std::uint64_t blocked, poll_armed;
-  } mid{};
-  w.engine.at_ns(5000, [&] {
-    const auto& u = w.wq.acct(1);
-    mid = {u.nr_workers, u.nr_running, w.wq.free_workers(), w.ctx.stats().worker_blocked,
-           w.ctx.stats().poll_armed};
-  });
-  w.engine.run_until_ns(1e6);
+  const auto r = run_forced_async_recv(k, test::zero_uring_costs());
+  const auto& mid = r.mid;
+  const auto& seen = r.seen;
 
   // While waiting for data the worker is asleep inside the recv: not running, not free.
   CHECK(mid.workers == 1);
@@ -127,48 +145,24 @@ TEST_CASE("uring: blocking async mode: a forced-async recv on an empty socket sl
   // Delivery at 10000 wakes the worker (latency 1000), which receives (200) and posts the CQE
   // at 11200; that wakes the application (latency 1000): 12200.
   CHECK(seen[0].t == Approx(12200.0));
-  const auto& s = w.ctx.stats();
+  const auto& s = r.stats;
   CHECK(s.worker_blocked == 1);
   CHECK(s.poll_armed == 0);
   CHECK(s.iowq_completed == 1);
   CHECK(s.inline_completed == 0);
-  CHECK(w.wq.acct(1).created == 1);  // sockets go to the unbound account
-  CHECK(w.wq.acct(0).created == 0);
-  CHECK(w.wq.acct(1).create_requests == 0);  // nothing else was queued when it blocked
+  CHECK(r.unbound_created == 1);  // sockets go to the unbound account
+  CHECK(r.bound_created == 0);
+  CHECK(r.create_requests == 0);  // nothing else was queued when it blocked
 }
 
 TEST_CASE("uring: hybrid async mode: a forced-async recv on an empty socket arms poll and frees the worker") {
-  sim::PrimitiveCosts pc;
-  pc.wakeup_latency_ns = 1000;
   UringCosts uc = test::zero_uring_costs();
   uc.tw_run = 50;
-  uc.tcp_recv = 200;
   KernelConfig k = test::test_kernel();
   k.async_mode = AsyncMode::Hybrid;
-  UringWorld w(3, pc, k, uc);
-  Socket sock(0, w.costs, [](int, std::uint32_t) {});
-
-  std::vector<SeenCqe> seen;
-  w.spawn_app([&] {
-    std::vector<Request*> sqes{&w.request(Op::Recv, sock, 3, 100, true)};
-    w.ctx.enter(sqes, 1);
-    w.reap(seen);
-  });
-  w.spawn_peer("peer", [&] {
-    sim::current().sleep_ns(10000);
-    sock.deliver(64);
-  });
-  struct Mid {
-    int workers, running;
-    std::size_t free;
-    std::uint64_t blocked, poll_armed;
-  } mid{};
-  w.engine.at_ns(5000, [&] {
-    const auto& u = w.wq.acct(1);
-    mid = {u.nr_workers, u.nr_running, w.wq.free_workers(), w.ctx.stats().worker_blocked,
-           w.ctx.stats().poll_armed};
-  });
-  w.engine.run_until_ns(1e6);
+  const auto r = run_forced_async_recv(k, uc);
+  const auto& mid = r.mid;
+  const auto& seen = r.seen;
 
   // While waiting for data the worker is idle on the free list: the socket holds the request.
   CHECK(mid.workers == 1);
@@ -183,12 +177,12 @@ TEST_CASE("uring: hybrid async mode: a forced-async recv on an empty socket arms
   // Delivery at 10000 queues task_work and wakes the owner (latency 1000), which re-issues the
   // recv inline: tw_run 50 + tcp_recv 200 → 11250, one wake-up earlier than the blocking mode.
   CHECK(seen[0].t == Approx(11250.0));
-  const auto& s = w.ctx.stats();
+  const auto& s = r.stats;
   CHECK(s.worker_blocked == 0);
   CHECK(s.poll_armed == 1);
   CHECK(s.poll_woken == 1);
   CHECK(s.iowq_completed == 0);    // the worker never completed it
   CHECK(s.inline_completed == 1);  // the owner's task_work did
-  CHECK(w.task.items_run() == 1);
-  CHECK(w.wq.acct(1).created == 1);
+  CHECK(r.tw_items == 1);
+  CHECK(r.unbound_created == 1);
 }
