@@ -35,7 +35,7 @@ int cmd_graph(const GraphOptions& o) {
   analysis::Graph g;
   nlohmann::json extra;  // kind-specific keys of the JSON output
   std::string note;      // what the graph shows, on stderr
-  try {
+  const int rc = simulate_or_report([&] {
     if (o.kind == "topology") {
       g = analysis::topology_graph(models::build_topology(scenario));
       note = "topology of the scenario as built (not run)";
@@ -59,13 +59,8 @@ int cmd_graph(const GraphOptions& o) {
                                          r.wait_for.t_ns);
       }
     }
-  } catch (const config::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "simulation failed: " << e.what() << "\n";
-    return kExitFailed;
-  }
+  });
+  if (rc != kExitOk) return rc;
 
   std::string text;
   if (o.format == "dot") {

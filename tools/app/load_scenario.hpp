@@ -1,13 +1,16 @@
 #pragma once
-// Loading the scenario a command runs (run, graph): variant, --set and --seed applied. On bad input
-// the error is printed ("error: FILE: /path: ...") and nullopt returned; the command exits 2.
+// Loading and simulating the scenario a command runs (run, graph, compare): variant, --set and
+// --seed applied. On bad input the error is printed ("error: FILE: /path: ...") and the command
+// exits 2.
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/scenario.hpp"
+#include "tools/app/commands.hpp"
 
 namespace uringsim::app {
 
@@ -23,6 +26,21 @@ inline std::optional<config::Scenario> load_for_command(const std::string& path,
   } catch (const config::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return std::nullopt;
+  }
+}
+
+// Runs `simulate` (building and running the model): kExitOk, or the exit code of its failure with
+// the message printed — bad input found while building (kExitBadInput) or a failed run (kExitFailed).
+inline int simulate_or_report(const std::function<void()>& simulate) {
+  try {
+    simulate();
+    return kExitOk;
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "simulation failed: " << e.what() << "\n";
+    return kExitFailed;
   }
 }
 

@@ -139,15 +139,10 @@ int cmd_run(const RunOptions& o) {
   }
 
   models::RunOutput result;
-  try {
-    result = models::simulate(scenario, URINGSIM_VERSION, trace.path.empty() ? nullptr : &trace);
-  } catch (const config::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "simulation failed: " << e.what() << "\n";
-    return kExitFailed;
-  }
+  if (const int rc = simulate_or_report([&] {
+        result = models::simulate(scenario, URINGSIM_VERSION, trace.path.empty() ? nullptr : &trace);
+      }))
+    return rc;
 
   try {
     analysis::write_file_atomic(out + "/results.json", analysis::dump_json(result.results));
