@@ -74,3 +74,14 @@ TEST_CASE("echo: fewer workers lower blocking-mode throughput") {
   CHECK(tput(w4) > 0.2 * tput(w20));
   CHECK(w4["iowq"]["unbound"]["workers_peak"] == 4);
 }
+
+TEST_CASE("echo: requests cancelled because io-wq could not create a worker are retried") {
+  // The first two creations fail with no worker in the account: the two IOSQE_ASYNC requests that
+  // asked for them complete with -ECANCELED, the server submits them again, and nothing is lost.
+  const auto r = run_echo("echo-create-fail", "--variant hybrid --set kernel.iowq.create_failures=2");
+  CHECK(r["iowq"]["unbound"]["create_failed"].get<int>() == 2);
+  CHECK(r["iowq"]["unbound"]["cancelled"].get<int>() == 2);
+  CHECK(r["uring"]["iowq_cancelled"].get<int>() == 2);
+  CHECK(r["echo"]["failed_ops"].get<int>() == 2);
+  CHECK(tput(r) == Approx(166900).epsilon(0.02));  // the clients' rate, as without failures
+}

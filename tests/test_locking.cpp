@@ -83,3 +83,34 @@ TEST_CASE("locking: seed 003's spin shares come out of the sections' shared cach
               .get<double>();
   CHECK(no_lines < global / 2);
 }
+
+namespace {
+// Three injected worker-creation failures at the start of the NOP loop, counted from time 0.
+nlohmann::json run_create_failures(const std::string& design) {
+  return run_results("lock-cancel-" + design, source_path("scenarios/validation/iowq-nop.json") +
+                                                  " --variant " + design +
+                                                  " --set warmup_ms=0 --set duration_ms=2 "
+                                                  "--set kernel.iowq.create_failures=3");
+}
+}  // namespace
+
+TEST_CASE("locking: a failed worker creation takes the queued work back under the design's list lock") {
+  // No worker exists while the first three creations fail, so each enqueue cancels its own NOP.
+  const auto g = run_create_failures("global");
+  CHECK(g["iowq"]["bound"]["create_failed"].get<int>() == 3);
+  CHECK(g["iowq"]["bound"]["cancelled"].get<int>() == 3);
+  CHECK(g["nop"]["failed"].get<int>() == 3);
+  // Global: the roll-back and the cancel are under wqe->lock; every creation, failed or not,
+  // takes it at create_io_worker.
+  const auto& gl = g["locks"];
+  CHECK(acquisitions(gl, "wqe->lock", "create_io_worker") == 3 + g["iowq"]["bound"]["created"].get<long>());
+  CHECK(acquisitions(gl, "wqe->lock", "io_acct_cancel_pending_work") == 0);
+  CHECK_FALSE(gl.contains("acct->lock[bound]"));
+
+  // Split: the work list is searched under acct->lock, nested in wqe->lock.
+  const auto s = run_create_failures("split");
+  CHECK(s["iowq"]["bound"]["cancelled"].get<int>() == 3);
+  CHECK(acquisitions(s["locks"], "acct->lock[bound]", "io_acct_cancel_pending_work") == 3);
+  CHECK(acquisitions(s["locks"], "wqe->lock", "io_acct_cancel_pending_work") == 0);
+  CHECK(s["checks"]["violations"].empty());
+}

@@ -48,8 +48,9 @@ bool allowed(Stage from, Stage to) {
       return from == Stage::IoWqQueue || from == Stage::NetOrDevice;
     case Stage::PollWait:
       return from == Stage::Issue || from == Stage::WorkerRun;
-    case Stage::TaskWorkDelay:
-      return from == Stage::PollWait || from == Stage::Issue || from == Stage::NetOrDevice;
+    case Stage::TaskWorkDelay:  // from IoWqQueue: io-wq cancelled it unrun (posted from task_work)
+      return from == Stage::PollWait || from == Stage::Issue || from == Stage::NetOrDevice ||
+             from == Stage::IoWqQueue;
     case Stage::NetOrDevice:
       return from == Stage::WorkerRun || from == Stage::Issue;
     case Stage::CqWait:

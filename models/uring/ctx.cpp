@@ -246,6 +246,17 @@ void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
   complete_post(req);
 }
 
+void IoRingCtx::io_wq_cancel(Request& req) {
+  // io_run_cancel -> io_req_task_queue_fail: the failure is posted from the owner's task_work.
+  ++stats_.iowq_cancelled;
+  to_stage(req, Stage::TaskWorkDelay);
+  trace_step(req, 't', "cancelled in io-wq");
+  owner_.add(this, [this, &req] {
+    req.result = kECanceled;
+    complete_deferred(req);
+  });
+}
+
 void IoRingCtx::complete_deferred(Request& req) {
   compl_batch_.push_back(&req);
   if (compl_batch_.size() >= kComplBatch) flush_completions();
@@ -521,13 +532,13 @@ bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
 
 nlohmann::json IoRingCtx::to_json() const {
   const auto& s = stats_;
-  return {{"sqes_submitted", s.sqes_submitted},   {"cqes_posted", s.cqes_posted},
-          {"in_flight_at_end", in_flight()},      {"cq_overflowed", s.cq_overflowed},
-          {"overflow_at_end", overflow_len()},    {"inline_completed", s.inline_completed},
-          {"poll_armed", s.poll_armed},           {"poll_ready_at_arm", s.poll_ready_at_arm},
-          {"poll_woken", s.poll_woken},           {"punted", s.punted},
-          {"iowq_completed", s.iowq_completed},   {"worker_blocking_issues", s.worker_blocked},
-          {"task_work_items", owner_.items_run()}};
+  return {{"sqes_submitted", s.sqes_submitted}, {"cqes_posted", s.cqes_posted},
+          {"in_flight_at_end", in_flight()},    {"cq_overflowed", s.cq_overflowed},
+          {"overflow_at_end", overflow_len()},  {"inline_completed", s.inline_completed},
+          {"poll_armed", s.poll_armed},         {"poll_ready_at_arm", s.poll_ready_at_arm},
+          {"poll_woken", s.poll_woken},         {"punted", s.punted},
+          {"iowq_completed", s.iowq_completed}, {"worker_blocking_issues", s.worker_blocked},
+          {"iowq_cancelled", s.iowq_cancelled}, {"task_work_items", owner_.items_run()}};
 }
 
 }  // namespace uringsim::models

@@ -40,7 +40,7 @@ struct Cqe {
 struct UringStats {
   std::uint64_t sqes_submitted = 0, cqes_posted = 0, cq_overflowed = 0;
   std::uint64_t inline_completed = 0, poll_armed = 0, poll_ready_at_arm = 0, poll_woken = 0;
-  std::uint64_t punted = 0, punt_non_pollable = 0, iowq_completed = 0, worker_blocked = 0;
+  std::uint64_t punted = 0, punt_non_pollable = 0, iowq_completed = 0, worker_blocked = 0, iowq_cancelled = 0;
   // SQ-ring (SQPOLL / IOPOLL) paths
   std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
   std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
@@ -96,8 +96,9 @@ class IoRingCtx {
   // --- kernel paths used by other components ---
   void poll_wake(Request& req);                              // a file's wake callback (waker's context)
   void io_wq_submit_work(Request& req, BlockHooks& worker);  // run by an io-wq worker
-  void tw_begin();                                           // task_work batch on this ring: take uring_lock
-  void tw_end();                                             // flush deferred completions, unlock
+  void io_wq_cancel(Request& req);  // io-wq took the work back unrun: fail it with -ECANCELED
+  void tw_begin();                  // task_work batch on this ring: take uring_lock
+  void tw_end();                    // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
   nlohmann::json to_json() const;  // the "uring" section of results.json

@@ -20,7 +20,8 @@ struct Syms {
              site_handle = sim::intern("io_worker_handle_work"),
              site_sleeping = sim::intern("io_wq_worker_sleeping"), site_cb = sim::intern("create_worker_cb"),
              site_hash = sim::intern("io_wqe_hash_wake"), site_busy = sim::intern("__io_worker_busy"),
-             site_dec_running = sim::intern("io_wqe_dec_running");
+             site_dec_running = sim::intern("io_wqe_dec_running"),
+             site_cancel = sim::intern("io_acct_cancel_pending_work");
 };
 const Syms& syms() {
   static const Syms s;
@@ -53,7 +54,8 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
       owner_(owner),
       placer_(placer),
       wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")),
-      split_(k.iowq_split_lock) {
+      split_(k.iowq_split_lock),
+      create_failures_left_(k.iowq_create_failures) {
   if (split_) {
     acct_[0].lock = std::make_unique<sim::SpinLock>("acct->lock[bound]");
     acct_[1].lock = std::make_unique<sim::SpinLock>("acct->lock[unbound]");
@@ -101,7 +103,32 @@ void IoWq::enqueue(Request& req) {
   touch(*wqe_lock_, c_.iowq_free_list_lines, syms().enqueue);
   const bool do_create = !activate_free_worker(acct);
   wqe_lock_->unlock();
-  if (do_create && (req.wq_concurrent || acct.nr_running == 0)) create_worker(acct);
+  if (do_create && (req.wq_concurrent || acct.nr_running == 0) && !create_worker(acct)) {
+    // The creation failed. With no worker left in the account nobody would ever run this work:
+    // take it back and fail it.
+    wqe_lock_->lock(syms().site_enqueue);
+    if (acct.nr_workers == 0) cancel_pending(acct, req);
+    wqe_lock_->unlock();
+  }
+}
+
+void IoWq::cancel_pending(IoWqAcct& acct, Request& match) {
+  // Global design: the list is under the wqe->lock the caller holds, which is dropped around
+  // io_run_cancel and taken again. Split: the list's own acct->lock, nested in wqe->lock, and
+  // io_run_cancel runs with wqe->lock still held.
+  if (split_) acct.lock->lock(syms().site_cancel);
+  const auto it = std::find(acct.list.begin(), acct.list.end(), &match);
+  const bool found = it != acct.list.end();
+  if (found) {
+    acct.list.erase(it);
+    ++acct.cancelled;
+  }
+  if (split_)
+    acct.lock->unlock();
+  else if (found)
+    wqe_lock_->unlock();
+  if (found) match.ctx->io_wq_cancel(match);
+  if (!split_ && found) wqe_lock_->lock(syms().site_enqueue);
 }
 
 bool IoWq::activate_free_worker(IoWqAcct& acct) {
@@ -118,19 +145,27 @@ bool IoWq::activate_free_worker(IoWqAcct& acct) {
 bool IoWq::create_worker(IoWqAcct& acct) {
   wqe_lock_->lock(syms().site_create);
   touch(*wqe_lock_, c_.iowq_count_lines, syms().create_check);
-  if (acct.nr_workers >= acct.max_workers) {
+  if (acct.nr_workers >= acct.max_workers) {  // nothing to create: not a failure
     wqe_lock_->unlock();
-    return false;
+    return true;
   }
   ++acct.nr_workers;
   wqe_lock_->unlock();
   ++acct.nr_running;
-  create_io_worker(acct);
-  return true;
+  return create_io_worker(acct);
 }
 
-void IoWq::create_io_worker(IoWqAcct& acct) {
+bool IoWq::create_io_worker(IoWqAcct& acct) {
   sim::current().charge(c_.worker_create, syms().create);
+  if (create_failures_left_ > 0) {  // create_io_thread failed (-ENOMEM, not retried): roll back
+    --create_failures_left_;
+    ++acct.create_failed;
+    --acct.nr_running;
+    wqe_lock_->lock(syms().site_new);
+    --acct.nr_workers;
+    wqe_lock_->unlock();
+    return false;
+  }
   const int id = static_cast<int>(workers_.size());
   workers_.push_back(std::make_unique<IoWqWorker>(*this, acct, id));
   IoWqWorker& w = *workers_.back();
@@ -151,6 +186,7 @@ void IoWq::create_io_worker(IoWqAcct& acct) {
     worker_main(w);
     placer_.release(cpu);
   });
+  return true;
 }
 
 void IoWq::worker_main(IoWqWorker& w) {
@@ -342,6 +378,8 @@ nlohmann::json IoWq::to_json() const {
                           {"created", a.created},
                           {"exited", a.exited},
                           {"create_requests", a.create_requests},
+                          {"create_failed", a.create_failed},
+                          {"cancelled", a.cancelled},
                           {"running_at_end", a.nr_running},
                           {"queued_at_end", a.list.size()},
                           {"queue_peak", a.list_peak}};

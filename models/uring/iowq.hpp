@@ -8,6 +8,8 @@
 // the work is CONCURRENT (IOSQE_ASYNC) or no worker of the account is running — up to max_workers.
 // A worker that blocks inside work decrements nr_running (the scheduler hook); if that leaves
 // nobody running while work is queued, a creation request goes to the owning task as task_work.
+// If creating a worker fails (injected) and the account is left with no worker, the enqueue takes
+// its work back and fails it with -ECANCELED.
 // Idle workers exit after the idle timeout, except the last of an account. Hashed work (buffered
 // writes to one file) runs serially per hash bucket.
 #include <array>
@@ -43,6 +45,7 @@ struct IoWqAcct {
   int workers_peak = 0;
   int blocked_in_work = 0;  // workers sleeping inside a work item (e.g. a blocking recv)
   std::uint64_t created = 0, exited = 0, create_requests = 0;
+  std::uint64_t create_failed = 0, cancelled = 0;  // injected creation failures; queued work cancelled
   std::size_t list_peak = 0;
   bool run_queue() const { return !list.empty() && !stalled; }  // io_acct_run_queue
 };
@@ -88,8 +91,9 @@ class IoWq {
   void handle_work(IoWqWorker& w);  // entered with wqe->lock held, returns with it released
   Request* get_next_work(IoWqAcct& acct, std::vector<Request*>& chain);
   bool activate_free_worker(IoWqAcct& acct);
-  bool create_worker(IoWqAcct& acct);  // io_wqe_create_worker
-  void create_io_worker(IoWqAcct& acct);
+  bool create_worker(IoWqAcct& acct);                   // io_wqe_create_worker: false if creation failed
+  bool create_io_worker(IoWqAcct& acct);                // false if create_io_thread failed (rolled back)
+  void cancel_pending(IoWqAcct& acct, Request& match);  // io_acct_cancel_pending_work, wqe->lock held
   void worker_sleeping(IoWqWorker& w);
   void worker_running(IoWqWorker& w);
   void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
@@ -109,6 +113,7 @@ class IoWq {
   std::vector<std::unique_ptr<IoWqWorker>> workers_;
   std::uint64_t hash_map_ = 0;  // busy hash buckets (64)
   int workers_peak_ = 0;
+  int create_failures_left_;  // fault injection (kernel.iowq.create_failures)
 };
 
 }  // namespace uringsim::models

@@ -27,6 +27,7 @@ struct KernelConfig {
   // own flag. Without it, IO_URING_F_NONBLOCK also means "the caller holds uring_lock".
   bool issue_flags_split = true;
   sim::TimeNs worker_idle_timeout_ns = 5e9;
+  int iowq_create_failures = 0;  // fault injection: the first N worker creations fail (-ENOMEM)
   int sq_entries = 4096;
   int cq_entries = 8192;
   // SQPOLL (kernel.sqpoll)

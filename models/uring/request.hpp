@@ -12,6 +12,7 @@ class IoRingCtx;
 class Task;
 
 enum class Op { Recv, Send, Read, Write, Nop };
+constexpr int kECanceled = -125;  // -ECANCELED: the result of work cancelled before it ran
 const char* op_name(Op op);
 
 // Marks a step of the request's path on the timeline, if one is recorded ('s' start, 't' step,

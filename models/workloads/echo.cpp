@@ -146,7 +146,11 @@ void EchoModel::server_main() {
       if (op == Op::Recv && cqe.result > 0) {
         self.charge(server_work_cycles_, work);
         sqes.push_back(&make_request(Op::Send, conn));
+      } else if (op == Op::Send && cqe.result < 0) {  // e.g. -ECANCELED: send the echo again
+        ++failed_;
+        sqes.push_back(&make_request(Op::Send, conn));
       } else {
+        if (cqe.result < 0) ++failed_;
         sqes.push_back(&make_request(Op::Recv, conn));
       }
     }
@@ -229,7 +233,8 @@ void EchoModel::report(nlohmann::json& r) const {
   ring_->report(r);
   r["echo"] = {{"connections", connections_},
                {"async_mode", async_mode_name(k_.async_mode)},
-               {"round_trips_window", round_trips_window_}};
+               {"round_trips_window", round_trips_window_},
+               {"failed_ops", failed_}};
 }
 
 std::vector<std::pair<std::string, std::string>> EchoModel::summary() const {

@@ -69,6 +69,7 @@ class EchoModel final : public Model {
   std::vector<Driver> drivers_;
   sim::Rng think_rng_;
   std::uint64_t round_trips_window_ = 0;
+  std::uint64_t failed_ = 0;  // CQEs with a negative result (retried), whole run
 };
 
 }  // namespace uringsim::models

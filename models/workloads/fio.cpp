@@ -212,6 +212,10 @@ void FioModel::reap(Job& j) {
     j.ring->ctx.release(*cqe.req);
     j.free_slots.push_back(slot);
     --j.inflight;
+    if (cqe.result < 0) {  // fio counts a failed I/O as an error, not as I/O done
+      ++errors_;
+      continue;
+    }
     metrics_->completed(t, t - sl.start);
     if (t >= engine_->window_start_ns() && t <= engine_->window_end_ns()) {
       DirStats& d = sl.op == Op::Write ? write_ : read_;
@@ -250,6 +254,7 @@ void FioModel::report(nlohmann::json& r) const {
   };
   nlohmann::json f;
   f["jobs"] = numjobs_;
+  f["errors"] = errors_;
   if (read_.ios || rw_ != "write") f["read"] = dir(read_);
   if (write_.ios || rw_ == "write" || rw_ == "randwrite" || rw_ == "randrw") f["write"] = dir(write_);
   double usr = 0, sys = 0, sq = 0;

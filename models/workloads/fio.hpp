@@ -74,6 +74,7 @@ class FioModel final : public Model {
   double rate_iops_;
   bool direct_, hipri_, sqpoll_;
   std::uint64_t seed_;
+  std::uint64_t errors_ = 0;  // CQEs with a negative result (e.g. -ECANCELED from io-wq)
   std::unique_ptr<NvmeDevice> dev_;
 
   sim::Engine* engine_ = nullptr;

@@ -64,7 +64,10 @@ void NopModel::submitter_main() {
       self.charge(c_.app_cqe, reap);
       ring_->ctx.release(*cqe.req);
       const sim::TimeNs t = self.local_now_ns();
-      if (t <= engine_->window_end_ns()) metrics_->completed(t, t - t_start);
+      if (cqe.result < 0)
+        ++failed_;  // e.g. -ECANCELED: io-wq could not create a worker
+      else if (t <= engine_->window_end_ns())
+        metrics_->completed(t, t - t_start);
     }
     const sim::TimeNs t = self.local_now_ns();
     if (t >= engine_->window_start_ns() && t <= engine_->window_end_ns()) ++batches_window_;
@@ -77,7 +80,10 @@ void NopModel::final_checks() const {
 
 void NopModel::report(nlohmann::json& r) const {
   ring_->report(r);
-  r["nop"] = {{"depth", depth_}, {"force_async", force_async_}, {"batches_window", batches_window_}};
+  r["nop"] = {{"depth", depth_},
+              {"force_async", force_async_},
+              {"batches_window", batches_window_},
+              {"failed", failed_}};
 }
 
 std::vector<std::pair<std::string, std::string>> NopModel::summary() const {

@@ -38,6 +38,7 @@ class NopModel final : public Model {
   std::unique_ptr<Uring> ring_;
   std::unique_ptr<NopFile> file_;
   std::uint64_t batches_window_ = 0;
+  std::uint64_t failed_ = 0;  // CQEs with a negative result, whole run
 };
 
 }  // namespace uringsim::models
