@@ -120,7 +120,10 @@ nlohmann::json RunMetrics::to_json() const {
   json j;
   j["throughput"]["ops_per_s"] = throughput_ops_per_s();
   j["latency_us"] = latency_.to_json(percentiles_);
-  j["requests"] = {{"submitted", submitted_}, {"completed", completed_}, {"in_flight_at_end", in_flight()}};
+  j["requests"] = {{"submitted", submitted_},
+                   {"completed", completed_},
+                   {"failed", failed_},
+                   {"in_flight_at_end", in_flight()}};
   j["window"] = {{"start_ms", cfg_.warmup_ns / kNsPerMs},
                  {"end_ms", cfg_.end_ns / kNsPerMs},
                  {"seconds", window_seconds()},

@@ -41,6 +41,9 @@ class RunMetrics {
   // A request finished after latency_ns (finite, >= 0, else std::invalid_argument). Always counted in
   // requests; recorded in latency/throughput only inside the window.
   void completed(double t_ns, double latency_ns);
+  // A request finished with an error (e.g. -ECANCELED): it leaves the system but is not a
+  // completion (no latency, no throughput).
+  void failed() { ++failed_; }
   // Gauge sample (e.g. "iowq.workers_running"). A gauge holds its value until the next sample, so each
   // interval reports the last value set by its end and the max over the interval including the value
   // carried in from before it. Samples after end_ns are ignored; samples before warmup_ns only set the
@@ -48,7 +51,8 @@ class RunMetrics {
   void sample(const std::string& series, double t_ns, double value);
 
   // Keys: throughput.ops_per_s; latency_us.{count,mean,min,max,p50,p90,p99,p999,...};
-  // requests.{submitted,completed,in_flight_at_end}; window.{start_ms,end_ms,seconds,completions,submitted};
+  // requests.{submitted,completed,failed,in_flight_at_end};
+  // window.{start_ms,end_ms,seconds,completions,submitted};
   // timeseries.{interval_ms,t_ms,throughput_ops_per_s,<gauge>...} (t_ms = interval start, absolute
   // simulated time; gauge arrays hold the last value, null before the first sample);
   // timeseries_max.<gauge> (per-interval max); gauges.<gauge>.{max,last} over the window.
@@ -62,7 +66,8 @@ class RunMetrics {
   std::uint64_t completed_count() const { return completed_; }
   // Signed so that a caller bug (more completions than submissions) shows instead of wrapping.
   std::int64_t in_flight() const {
-    return static_cast<std::int64_t>(submitted_) - static_cast<std::int64_t>(completed_);
+    return static_cast<std::int64_t>(submitted_) - static_cast<std::int64_t>(completed_) -
+           static_cast<std::int64_t>(failed_);
   }
   std::uint64_t window_completions() const { return latency_.count(); }
   // Submissions whose time lies in the window (the measured arrival count).
@@ -98,6 +103,7 @@ class RunMetrics {
   LatencyHistogram latency_;
   std::uint64_t submitted_ = 0;
   std::uint64_t completed_ = 0;
+  std::uint64_t failed_ = 0;
   std::uint64_t window_submitted_ = 0;
   std::vector<std::uint64_t> interval_completions_;
   std::map<std::string, Gauge> gauges_;

@@ -230,9 +230,12 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                           num(lat, "p99", "{:.3f}") + "  max " + num(lat, "max", "{:.3f}"));
   out.summary.emplace_back("cpu", num(r["cpu"], "total_pct", "{:.1f} %"));
   const auto& rq = r["requests"];
-  out.summary.emplace_back("requests",
-                           fmt::format("submitted {}  completed {}  in flight {}", rq.value("submitted", 0),
-                                       rq.value("completed", 0), rq.value("in_flight_at_end", 0)));
+  const std::uint64_t failed = rq.value("failed", std::uint64_t{0});
+  out.summary.emplace_back(
+      "requests",
+      fmt::format("submitted {}  completed {}{}  in flight {}", rq.value("submitted", 0),
+                  rq.value("completed", 0), failed ? fmt::format("  failed {}", failed) : std::string(),
+                  rq.value("in_flight_at_end", 0)));
   for (auto& line : model->summary()) out.summary.push_back(std::move(line));
   out.text = model->text_report();
   report_checks(engine, out);

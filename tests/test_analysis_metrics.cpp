@@ -163,3 +163,18 @@ TEST_CASE("analysis: metrics reject invalid configuration and input") {
   CHECK_THROWS_AS(m.completed(1, -5), std::invalid_argument);
   CHECK(m.to_json()["timeseries"]["t_ms"].empty());  // interval 0 disables the series
 }
+
+TEST_CASE("analysis: metrics count failed requests apart from completions and in-flight ones") {
+  RunMetrics m(window_10_to_110ms());
+  for (int i = 0; i < 4; ++i) m.submitted(20 * kMs);
+  m.completed(30 * kMs, 2000.0);
+  m.failed();  // e.g. -ECANCELED: out of the system, but no latency and no throughput
+  m.failed();
+  CHECK(m.in_flight() == 1);
+  CHECK(m.window_completions() == 1);
+  const auto j = m.to_json();
+  CHECK(j["requests"]["failed"] == 2);
+  CHECK(j["requests"]["completed"] == 1);
+  CHECK(j["requests"]["in_flight_at_end"] == 1);
+  CHECK(j["throughput"]["ops_per_s"].get<double>() == Approx(10.0));
+}

@@ -100,6 +100,10 @@ TEST_CASE("locking: a failed worker creation takes the queued work back under th
   CHECK(g["iowq"]["bound"]["create_failed"].get<int>() == 3);
   CHECK(g["iowq"]["bound"]["cancelled"].get<int>() == 3);
   CHECK(g["nop"]["failed"].get<int>() == 3);
+  const auto& rq = g["requests"];
+  CHECK(rq["failed"].get<long>() == 3);
+  CHECK(rq["submitted"].get<long>() ==
+        rq["completed"].get<long>() + rq["failed"].get<long>() + rq["in_flight_at_end"].get<long>());
   // Global: the roll-back and the cancel are under wqe->lock; every creation, failed or not,
   // takes it at create_io_worker.
   const auto& gl = g["locks"];

@@ -214,6 +214,7 @@ void FioModel::reap(Job& j) {
     --j.inflight;
     if (cqe.result < 0) {  // fio counts a failed I/O as an error, not as I/O done
       ++errors_;
+      metrics_->failed();
       continue;
     }
     metrics_->completed(t, t - sl.start);

@@ -64,9 +64,10 @@ void NopModel::submitter_main() {
       self.charge(c_.app_cqe, reap);
       ring_->ctx.release(*cqe.req);
       const sim::TimeNs t = self.local_now_ns();
-      if (cqe.result < 0)
+      if (cqe.result < 0) {
         ++failed_;  // e.g. -ECANCELED: io-wq could not create a worker
-      else if (t <= engine_->window_end_ns())
+        metrics_->failed();
+      } else if (t <= engine_->window_end_ns())
         metrics_->completed(t, t - t_start);
     }
     const sim::TimeNs t = self.local_now_ns();
