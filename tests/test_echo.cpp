@@ -78,7 +78,8 @@ TEST_CASE("echo: fewer workers lower blocking-mode throughput") {
 TEST_CASE("echo: requests cancelled because io-wq could not create a worker are retried") {
   // The first two creations fail with no worker in the account: the two IOSQE_ASYNC requests that
   // asked for them complete with -ECANCELED, the server submits them again, and nothing is lost.
-  const auto r = run_echo("echo-create-fail", "--variant hybrid --set kernel.iowq.create_failures=2");
+  const auto r = run_echo("echo-create-fail",
+                          "--variant hybrid --set 'kernel.iowq.create_errors=[\"enomem\",\"enomem\"]'");
   CHECK(r["iowq"]["unbound"]["create_failed"].get<int>() == 2);
   CHECK(r["iowq"]["unbound"]["cancelled"].get<int>() == 2);
   CHECK(r["uring"]["iowq_cancelled"].get<int>() == 2);

@@ -85,12 +85,12 @@ TEST_CASE("locking: seed 003's spin shares come out of the sections' shared cach
 }
 
 namespace {
-// Three injected worker-creation failures at the start of the NOP loop, counted from time 0.
+// Three injected fatal worker-creation failures at the start of the NOP loop, counted from time 0.
 nlohmann::json run_create_failures(const std::string& design) {
-  return run_results("lock-cancel-" + design, source_path("scenarios/validation/iowq-nop.json") +
-                                                  " --variant " + design +
-                                                  " --set warmup_ms=0 --set duration_ms=2 "
-                                                  "--set kernel.iowq.create_failures=3");
+  return run_results("lock-cancel-" + design,
+                     source_path("scenarios/validation/iowq-nop.json") + " --variant " + design +
+                         " --set warmup_ms=0 --set duration_ms=2 "
+                         "--set 'kernel.iowq.create_errors=[\"enomem\",\"enomem\",\"enomem\"]'");
 }
 }  // namespace
 
@@ -117,4 +117,30 @@ TEST_CASE("locking: a failed worker creation takes the queued work back under th
   CHECK(acquisitions(s["locks"], "acct->lock[bound]", "io_acct_cancel_pending_work") == 3);
   CHECK(acquisitions(s["locks"], "wqe->lock", "io_acct_cancel_pending_work") == 0);
   CHECK(s["checks"]["violations"].empty());
+}
+
+TEST_CASE(
+    "locking: a retried creation that finally fails cancels all queued work, under each design's locks") {
+  // One bound worker at most. The first creation fails with -EAGAIN and is retried from task_work,
+  // fails again, then fatally: with no worker left, the ten NOPs queued meanwhile are cancelled.
+  const std::string args =
+      " --set warmup_ms=0 --set duration_ms=2 --set kernel.iowq.max_bound=1 "
+      "--set 'kernel.iowq.create_errors=[\"eagain\",\"eagain\",\"enomem\"]'";
+  const auto g = run_results("lock-cont-global",
+                             source_path("scenarios/validation/iowq-nop.json") + " --variant global" + args);
+  const auto& b = g["iowq"]["bound"];
+  CHECK(b["create_failed"].get<int>() == 3);
+  CHECK(b["create_retries"].get<int>() == 2);
+  CHECK(b["cancelled"].get<int>() == 10);
+  CHECK(g["requests"]["failed"].get<int>() == 10);
+  CHECK(b["created"].get<int>() == 1);  // the next batch's creation succeeds
+  // Global: wqe->lock once, then again after each of the ten cancels.
+  CHECK(acquisitions(g["locks"], "wqe->lock", "create_worker_cont") == 11);
+
+  const auto s = run_results("lock-cont-split",
+                             source_path("scenarios/validation/iowq-nop.json") + " --variant split" + args);
+  CHECK(s["iowq"]["bound"]["cancelled"].get<int>() == 10);
+  // Split: wqe->lock once for the roll-back; each cancel (and the final empty look) under acct->lock.
+  CHECK(acquisitions(s["locks"], "wqe->lock", "create_worker_cont") == 1);
+  CHECK(acquisitions(s["locks"], "acct->lock[bound]", "io_acct_cancel_pending_work") == 11);
 }

@@ -21,7 +21,8 @@ struct Syms {
              site_sleeping = sim::intern("io_wq_worker_sleeping"), site_cb = sim::intern("create_worker_cb"),
              site_hash = sim::intern("io_wqe_hash_wake"), site_busy = sim::intern("__io_worker_busy"),
              site_dec_running = sim::intern("io_wqe_dec_running"),
-             site_cancel = sim::intern("io_acct_cancel_pending_work");
+             site_cancel = sim::intern("io_acct_cancel_pending_work"),
+             site_cont = sim::intern("create_worker_cont");
 };
 const Syms& syms() {
   static const Syms s;
@@ -55,7 +56,7 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
       placer_(placer),
       wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")),
       split_(k.iowq_split_lock),
-      create_failures_left_(k.iowq_create_failures) {
+      create_attempts_(0) {
   if (split_) {
     acct_[0].lock = std::make_unique<sim::SpinLock>("acct->lock[bound]");
     acct_[1].lock = std::make_unique<sim::SpinLock>("acct->lock[unbound]");
@@ -107,28 +108,24 @@ void IoWq::enqueue(Request& req) {
     // The creation failed. With no worker left in the account nobody would ever run this work:
     // take it back and fail it.
     wqe_lock_->lock(syms().site_enqueue);
-    if (acct.nr_workers == 0) cancel_pending(acct, req);
+    if (acct.nr_workers == 0 && cancel_one(acct, &req) && !split_) wqe_lock_->lock(syms().site_enqueue);
     wqe_lock_->unlock();
   }
 }
 
-void IoWq::cancel_pending(IoWqAcct& acct, Request& match) {
-  // Global design: the list is under the wqe->lock the caller holds, which is dropped around
-  // io_run_cancel and taken again. Split: the list's own acct->lock, nested in wqe->lock, and
-  // io_run_cancel runs with wqe->lock still held.
+bool IoWq::cancel_one(IoWqAcct& acct, Request* match) {
   if (split_) acct.lock->lock(syms().site_cancel);
-  const auto it = std::find(acct.list.begin(), acct.list.end(), &match);
-  const bool found = it != acct.list.end();
-  if (found) {
-    acct.list.erase(it);
-    ++acct.cancelled;
+  const auto it = match ? std::find(acct.list.begin(), acct.list.end(), match) : acct.list.begin();
+  if (it == acct.list.end()) {
+    if (split_) acct.lock->unlock();
+    return false;
   }
-  if (split_)
-    acct.lock->unlock();
-  else if (found)
-    wqe_lock_->unlock();
-  if (found) match.ctx->io_wq_cancel(match);
-  if (!split_ && found) wqe_lock_->lock(syms().site_enqueue);
+  Request& req = **it;
+  acct.list.erase(it);
+  ++acct.cancelled;
+  (split_ ? *acct.lock : *wqe_lock_).unlock();
+  req.ctx->io_wq_cancel(req);  // io_run_cancel
+  return true;
 }
 
 bool IoWq::activate_free_worker(IoWqAcct& acct) {
@@ -155,17 +152,64 @@ bool IoWq::create_worker(IoWqAcct& acct) {
   return create_io_worker(acct);
 }
 
+std::optional<CreateError> IoWq::next_create_error() {
+  const auto& errors = k_.iowq_create_errors;
+  if (create_attempts_ >= errors.size()) return std::nullopt;
+  return errors[create_attempts_++];
+}
+
 bool IoWq::create_io_worker(IoWqAcct& acct) {
   sim::current().charge(c_.worker_create, syms().create);
-  if (create_failures_left_ > 0) {  // create_io_thread failed (-ENOMEM, not retried): roll back
-    --create_failures_left_;
-    ++acct.create_failed;
-    --acct.nr_running;
-    wqe_lock_->lock(syms().site_new);
-    --acct.nr_workers;
-    wqe_lock_->unlock();
-    return false;
+  const auto err = next_create_error();
+  if (!err) {
+    start_worker(acct);
+    return true;
   }
+  ++acct.create_failed;
+  if (*err == CreateError::Eagain) {
+    // io_should_retry_thread: schedule_work(), whose io_workqueue_create queues create_worker_cont
+    // as task_work on the owner (the kworker hop is not modelled). The worker still counts.
+    ++acct.create_retries;
+    owner_.add(nullptr, [this, &acct] { create_worker_cont(acct); });
+    return true;
+  }
+  --acct.nr_running;  // fatal: roll back
+  wqe_lock_->lock(syms().site_new);
+  --acct.nr_workers;
+  wqe_lock_->unlock();
+  return false;
+}
+
+void IoWq::create_worker_cont(IoWqAcct& acct) {
+  sim::current().charge(c_.worker_create, syms().create);
+  const auto err = next_create_error();
+  if (!err) {
+    start_worker(acct);
+    return;
+  }
+  ++acct.create_failed;
+  if (*err == CreateError::Eagain) {
+    ++acct.create_retries;
+    owner_.add(nullptr, [this, &acct] { create_worker_cont(acct); });
+    return;
+  }
+  // Fatal: roll back; with no worker left nothing would run the account's queued work, so all of
+  // it is cancelled. Global: each cancel under wqe->lock, dropped around it and taken again.
+  // Split: wqe->lock is dropped first and each cancel takes acct->lock.
+  --acct.nr_running;
+  wqe_lock_->lock(syms().site_cont);
+  --acct.nr_workers;
+  if (acct.nr_workers == 0) {
+    if (split_) wqe_lock_->unlock();
+    while (cancel_one(acct, nullptr))
+      if (!split_) wqe_lock_->lock(syms().site_cont);
+    if (!split_) wqe_lock_->unlock();
+  } else {
+    wqe_lock_->unlock();
+  }
+}
+
+void IoWq::start_worker(IoWqAcct& acct) {
   const int id = static_cast<int>(workers_.size());
   workers_.push_back(std::make_unique<IoWqWorker>(*this, acct, id));
   IoWqWorker& w = *workers_.back();
@@ -186,7 +230,6 @@ bool IoWq::create_io_worker(IoWqAcct& acct) {
     worker_main(w);
     placer_.release(cpu);
   });
-  return true;
 }
 
 void IoWq::worker_main(IoWqWorker& w) {
@@ -379,6 +422,7 @@ nlohmann::json IoWq::to_json() const {
                           {"exited", a.exited},
                           {"create_requests", a.create_requests},
                           {"create_failed", a.create_failed},
+                          {"create_retries", a.create_retries},
                           {"cancelled", a.cancelled},
                           {"running_at_end", a.nr_running},
                           {"queued_at_end", a.list.size()},

@@ -8,14 +8,15 @@
 // the work is CONCURRENT (IOSQE_ASYNC) or no worker of the account is running — up to max_workers.
 // A worker that blocks inside work decrements nr_running (the scheduler hook); if that leaves
 // nobody running while work is queued, a creation request goes to the owning task as task_work.
-// If creating a worker fails (injected) and the account is left with no worker, the enqueue takes
-// its work back and fails it with -ECANCELED.
+// Worker creation can be made to fail (kernel.iowq.create_errors): a fatal error that leaves the
+// account with no worker cancels the work that needed one (-ECANCELED); -EAGAIN is retried.
 // Idle workers exit after the idle timeout, except the last of an account. Hashed work (buffered
 // writes to one file) runs serially per hash bucket.
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,8 @@ struct IoWqAcct {
   int workers_peak = 0;
   int blocked_in_work = 0;  // workers sleeping inside a work item (e.g. a blocking recv)
   std::uint64_t created = 0, exited = 0, create_requests = 0;
-  std::uint64_t create_failed = 0, cancelled = 0;  // injected creation failures; queued work cancelled
+  // Injected creation failures, the -EAGAIN ones retried, queued work cancelled for want of a worker.
+  std::uint64_t create_failed = 0, create_retries = 0, cancelled = 0;
   std::size_t list_peak = 0;
   bool run_queue() const { return !list.empty() && !stalled; }  // io_acct_run_queue
 };
@@ -91,9 +93,15 @@ class IoWq {
   void handle_work(IoWqWorker& w);  // entered with wqe->lock held, returns with it released
   Request* get_next_work(IoWqAcct& acct, std::vector<Request*>& chain);
   bool activate_free_worker(IoWqAcct& acct);
-  bool create_worker(IoWqAcct& acct);                   // io_wqe_create_worker: false if creation failed
-  bool create_io_worker(IoWqAcct& acct);                // false if create_io_thread failed (rolled back)
-  void cancel_pending(IoWqAcct& acct, Request& match);  // io_acct_cancel_pending_work, wqe->lock held
+  bool create_worker(IoWqAcct& acct);       // io_wqe_create_worker: false if creation failed
+  bool create_io_worker(IoWqAcct& acct);    // false if create_io_thread failed fatally (rolled back)
+  void create_worker_cont(IoWqAcct& acct);  // the retry of a creation that failed with -EAGAIN
+  void start_worker(IoWqAcct& acct);        // create_io_thread succeeded
+  std::optional<CreateError> next_create_error();
+  // io_acct_cancel_pending_work: take one queued item (`match`, or any if null) back and fail it.
+  // Global: entered with wqe->lock held, which is dropped if an item was found. Split: under
+  // acct->lock; wqe->lock as the caller left it.
+  bool cancel_one(IoWqAcct& acct, Request* match);
   void worker_sleeping(IoWqWorker& w);
   void worker_running(IoWqWorker& w);
   void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
@@ -113,7 +121,7 @@ class IoWq {
   std::vector<std::unique_ptr<IoWqWorker>> workers_;
   std::uint64_t hash_map_ = 0;  // busy hash buckets (64)
   int workers_peak_ = 0;
-  int create_failures_left_;  // fault injection (kernel.iowq.create_failures)
+  std::size_t create_attempts_ = 0;  // against k_.iowq_create_errors
 };
 
 }  // namespace uringsim::models

@@ -46,7 +46,9 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.poll_once = before_516;
   k.iowq_split_lock = lock == "split" || (lock == "auto" && (k.era == "5.18" || k.era == "6.x"));
   k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
-  k.iowq_create_failures = s.at("/kernel/iowq/create_failures").get<int>();
+  for (const auto& e : s.at("/kernel/iowq/create_errors"))
+    k.iowq_create_errors.push_back(e.get<std::string>() == "eagain" ? CreateError::Eagain
+                                                                    : CreateError::Enomem);
   k.sq_idle_ns = s.at("/kernel/sqpoll/idle_us").get<double>() * 1e3;
   k.sq_deputy = s.at("/kernel/sqpoll/deputy").get<bool>();
   k.sq_deputy_under_iopoll = s.at("/kernel/sqpoll/deputy_under_iopoll").get<bool>();

@@ -2,6 +2,7 @@
 // The kernel design being simulated: era defaults resolved into explicit knobs, and the costs of
 // the io_uring paths (cycles, from the cost table). Components read these, never the raw scenario.
 #include <string>
+#include <vector>
 
 #include "config/scenario.hpp"
 #include "sim/types.hpp"
@@ -13,6 +14,7 @@ namespace uringsim::models {
 enum class AsyncMode { Blocking, Hybrid, HybridV1 };
 const char* async_mode_name(AsyncMode m);
 enum class ApollReady { Inline, TaskWork };
+enum class CreateError { Enomem, Eagain };  // create_io_thread failures: fatal, or retried
 
 struct KernelConfig {
   std::string era;
@@ -27,7 +29,8 @@ struct KernelConfig {
   // own flag. Without it, IO_URING_F_NONBLOCK also means "the caller holds uring_lock".
   bool issue_flags_split = true;
   sim::TimeNs worker_idle_timeout_ns = 5e9;
-  int iowq_create_failures = 0;  // fault injection: the first N worker creations fail (-ENOMEM)
+  // Fault injection: errors of the first worker creations, in order (kernel.iowq.create_errors).
+  std::vector<CreateError> iowq_create_errors;
   int sq_entries = 4096;
   int cq_entries = 8192;
   // SQPOLL (kernel.sqpoll)
