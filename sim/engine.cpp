@@ -17,6 +17,8 @@ Engine* g_engine = nullptr;
 bool g_engine_ever_created = false;
 }  // namespace
 
+double Engine::sg_clock_s_ = 0;
+
 Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     : machine_(machine), costs_(costs), impl_(std::make_unique<Impl>()) {
   // A second SimGrid engine in one process keeps the old clock: refuse instead of giving wrong times.
@@ -39,6 +41,10 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     impl_->hosts.push_back(zone->create_host("external" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
   computing_on_cpu_.assign(impl_->hosts.size(), 0);
+  // SimGrid changes its clock only when it advances time (no availability profiles are used here),
+  // and signals each advance right after it: keep our copy of the clock in step.
+  sg_clock_s_ = simgrid::s4u::Engine::get_clock();
+  simgrid::s4u::Engine::on_time_advance_cb([](double) { sg_clock_s_ = simgrid::s4u::Engine::get_clock(); });
   g_engine = this;
 }
 
@@ -137,10 +143,6 @@ Engine* Engine::get_if() {
   return g_engine;
 }
 
-TimeNs Engine::clock_ns() const {
-  return simgrid::s4u::Engine::get_clock() * 1e9;
-}
-
 Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu, std::function<void()> body,
                       ThreadOptions opts) {
   const int ncpu = machine_.cores + machine_.external_cpus;
@@ -202,6 +204,7 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
 
 void Engine::run_until_ns(TimeNs t_ns) {
   impl_->engine->run_until(t_ns * 1e-9);
+  sg_clock_s_ = simgrid::s4u::Engine::get_clock();  // in case the end of the run moved the clock
   // Threads still blocked in a spin keep an Exec running; nothing else needs tearing down because
   // the process ends after reporting.
   if (impl_->failure) std::rethrow_exception(impl_->failure);

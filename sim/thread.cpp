@@ -68,8 +68,9 @@ void Thread::trace_compute(TimeNs t0, TimeNs t1) {
 
 void Thread::trace_wait(const char* what, TimeNs t0) {
   TraceSink* tr = engine_.trace();
+  if (!tr) return;
   const TimeNs t1 = engine_.clock_ns();
-  if (tr && t1 > t0 && tr->in_window(t0, t1)) tr->slice(id_, what, "sched", t0, t1);
+  if (t1 > t0 && tr->in_window(t0, t1)) tr->slice(id_, what, "sched", t0, t1);
 }
 
 void Thread::flush() {
@@ -200,7 +201,7 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
   if (timed_out && impl_->released) impl_->sem->acquire();  // released at the timeout's date: a wake
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
-  trace_wait(label_name(symbol).c_str(), t0);
+  if (engine_.trace()) trace_wait(label_name(symbol).c_str(), t0);
   account(spin_stop(), symbol);
   return !timed_out || impl_->released;
 }
