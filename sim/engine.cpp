@@ -149,6 +149,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   if (cpu < 0 || cpu >= ncpu)
     throw std::invalid_argument("thread " + name + ": cpu " + std::to_string(cpu) + " outside 0.." +
                                 std::to_string(ncpu - 1));
+  RunningGuard guard;  // creating an actor from an actor lets others run
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
@@ -158,8 +159,10 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
   auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
     // Set here: a new actor may run before Actor::create() returns to a creating actor.
+    g_running = t;
     simgrid::s4u::Actor::self()->set_data(t);
     if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
+    g_running = t;
     try {
       body();
       t->flush();
@@ -171,6 +174,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
       // A model error (invariant broken, bad state): stop the whole simulation and report it.
       if (!impl_->failure) impl_->failure = std::current_exception();
       simgrid::s4u::Actor::kill_all();
+      g_running = t;
     }
     t->state_ = Thread::State::Done;
     if (t->opts_.accounted) --computing_on_cpu_[static_cast<std::size_t>(t->cpu_)];
@@ -187,7 +191,9 @@ void Engine::at_ns(TimeNs t_ns, std::function<void()> fn) {
   spawn(
       "timer", "timer", 0,
       [t_ns, fn = std::move(fn)] {
+        Thread* self = g_running;
         simgrid::s4u::this_actor::sleep_until(t_ns * 1e-9);
+        g_running = self;
         fn();
       },
       o);
@@ -205,6 +211,7 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
 void Engine::run_until_ns(TimeNs t_ns) {
   impl_->engine->run_until(t_ns * 1e-9);
   sg_clock_s_ = simgrid::s4u::Engine::get_clock();  // in case the end of the run moved the clock
+  g_running = nullptr;                              // back outside the simulation
   // Threads still blocked in a spin keep an Exec running; nothing else needs tearing down because
   // the process ends after reporting.
   if (impl_->failure) std::rethrow_exception(impl_->failure);
