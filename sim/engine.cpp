@@ -29,10 +29,12 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     throw std::invalid_argument("machine needs cores >= 1 and ghz > 0");
 
   // Kernel costs are tens of ns: SimGrid's default 1 ns timing precision would round them away.
+  // Nothing is sent over a network (hosts have no links): the constant network model is the
+  // cheapest to consult at every time advance, where the default one runs its solver each time.
   static std::string a0 = "uringsim", a1 = "--cfg=surf/precision:1e-12", a2 = "--cfg=maxmin/precision:1e-9",
-                     a3 = "--log=root.thres:critical";
-  static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
-  int argc = 4;
+                     a3 = "--log=root.thres:critical", a4 = "--cfg=network/model:Constant";
+  static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
+  int argc = 5;
   impl_->engine = new simgrid::s4u::Engine(&argc, argv);  // lives until the process exits
   auto* zone = simgrid::s4u::create_full_zone("machine");
   for (int i = 0; i < machine.cores; ++i)
