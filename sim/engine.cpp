@@ -17,6 +17,8 @@ Engine* g_engine = nullptr;
 bool g_engine_ever_created = false;
 }  // namespace
 
+double Engine::sg_clock_s_ = 0;
+
 Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     : machine_(machine), costs_(costs), impl_(std::make_unique<Impl>()) {
   // A second SimGrid engine in one process keeps the old clock: refuse instead of giving wrong times.
@@ -27,10 +29,12 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     throw std::invalid_argument("machine needs cores >= 1 and ghz > 0");
 
   // Kernel costs are tens of ns: SimGrid's default 1 ns timing precision would round them away.
+  // Nothing is sent over a network (hosts have no links): the constant network model is the
+  // cheapest to consult at every time advance, where the default one runs its solver each time.
   static std::string a0 = "uringsim", a1 = "--cfg=surf/precision:1e-12", a2 = "--cfg=maxmin/precision:1e-9",
-                     a3 = "--log=root.thres:critical";
-  static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
-  int argc = 4;
+                     a3 = "--log=root.thres:critical", a4 = "--cfg=network/model:Constant";
+  static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
+  int argc = 5;
   impl_->engine = new simgrid::s4u::Engine(&argc, argv);  // lives until the process exits
   auto* zone = simgrid::s4u::create_full_zone("machine");
   for (int i = 0; i < machine.cores; ++i)
@@ -39,6 +43,10 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     impl_->hosts.push_back(zone->create_host("external" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
   computing_on_cpu_.assign(impl_->hosts.size(), 0);
+  // SimGrid changes its clock only when it advances time (no availability profiles are used here),
+  // and signals each advance right after it: keep our copy of the clock in step.
+  sg_clock_s_ = simgrid::s4u::Engine::get_clock();
+  simgrid::s4u::Engine::on_time_advance_cb([](double) { sg_clock_s_ = simgrid::s4u::Engine::get_clock(); });
   g_engine = this;
 }
 
@@ -137,16 +145,13 @@ Engine* Engine::get_if() {
   return g_engine;
 }
 
-TimeNs Engine::clock_ns() const {
-  return simgrid::s4u::Engine::get_clock() * 1e9;
-}
-
 Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu, std::function<void()> body,
                       ThreadOptions opts) {
   const int ncpu = machine_.cores + machine_.external_cpus;
   if (cpu < 0 || cpu >= ncpu)
     throw std::invalid_argument("thread " + name + ": cpu " + std::to_string(cpu) + " outside 0.." +
                                 std::to_string(ncpu - 1));
+  RunningGuard guard;  // creating an actor from an actor lets others run
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
@@ -156,8 +161,10 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
   auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
     // Set here: a new actor may run before Actor::create() returns to a creating actor.
+    g_running = t;
     simgrid::s4u::Actor::self()->set_data(t);
     if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
+    g_running = t;
     try {
       body();
       t->flush();
@@ -169,6 +176,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
       // A model error (invariant broken, bad state): stop the whole simulation and report it.
       if (!impl_->failure) impl_->failure = std::current_exception();
       simgrid::s4u::Actor::kill_all();
+      g_running = t;
     }
     t->state_ = Thread::State::Done;
     if (t->opts_.accounted) --computing_on_cpu_[static_cast<std::size_t>(t->cpu_)];
@@ -185,7 +193,9 @@ void Engine::at_ns(TimeNs t_ns, std::function<void()> fn) {
   spawn(
       "timer", "timer", 0,
       [t_ns, fn = std::move(fn)] {
+        Thread* self = g_running;
         simgrid::s4u::this_actor::sleep_until(t_ns * 1e-9);
+        g_running = self;
         fn();
       },
       o);
@@ -202,6 +212,8 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
 
 void Engine::run_until_ns(TimeNs t_ns) {
   impl_->engine->run_until(t_ns * 1e-9);
+  sg_clock_s_ = simgrid::s4u::Engine::get_clock();  // in case the end of the run moved the clock
+  g_running = nullptr;                              // back outside the simulation
   // Threads still blocked in a spin keep an Exec running; nothing else needs tearing down because
   // the process ends after reporting.
   if (impl_->failure) std::rethrow_exception(impl_->failure);

@@ -31,6 +31,16 @@ Lock::~Lock() {
   }
 }
 
+LockSiteStats& Lock::site_stats(Label site) {
+  for (int i = 0; i < kSiteCache; ++i)
+    if (cached_site_[i] == site) return *cached_stats_[i];
+  LockSiteStats& s = sites_[site];
+  cached_site_[cache_next_] = site;
+  cached_stats_[cache_next_] = &s;
+  cache_next_ = (cache_next_ + 1) % kSiteCache;
+  return s;
+}
+
 void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   owner_ = &self;
   owner_site_ = site;
@@ -40,7 +50,8 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   acquired_at_ = Engine::get().clock_ns();
   self.held_.push_back({this, site});
   if (kind_ == Kind::Spin) ++self.spin_held_;
-  LockSiteStats& s = sites_[site];
+  LockSiteStats& s = site_stats(site);
+  owner_stats_ = &s;
   ++s.acquisitions;
   if (contended) {
     ++s.contended;
@@ -128,7 +139,7 @@ void Lock::unlock(Label site) {
   }
   if (kind_ == Kind::Spin) --self.spin_held_;
   const TimeNs held = Engine::get().clock_ns() - acquired_at_;
-  LockSiteStats& s = sites_[owner_site_];
+  LockSiteStats& s = *owner_stats_;  // sites_[owner_site_]
   s.hold_ns_total += held;
   s.hold_ns_max = std::max(s.hold_ns_max, held);
   owner_ = nullptr;

@@ -62,6 +62,7 @@ class Lock {
  private:
   void acquired(Thread& self, Label site, TimeNs waited, bool contended);
   bool closes_wait_cycle(const Thread& self) const;
+  LockSiteStats& site_stats(Label site);
 
   std::string name_;
   Kind kind_;
@@ -75,6 +76,13 @@ class Lock {
   int order_id_ = -1;  // node of the lock-order graph
   int recursion_ = 0;  // recursive acquisitions let through after a violation
   std::map<Label, LockSiteStats> sites_, base_;
+  // Hot-path shortcuts into sites_ (map nodes never move): the last sites that took the lock, and
+  // the current holder's entry, so an acquisition and its release need no tree search.
+  static constexpr int kSiteCache = 4;
+  Label cached_site_[kSiteCache] = {kNoLabel, kNoLabel, kNoLabel, kNoLabel};
+  LockSiteStats* cached_stats_[kSiteCache] = {};
+  int cache_next_ = 0;
+  LockSiteStats* owner_stats_ = nullptr;
 };
 
 // Queued spinlock: waiters spin (CPU accounted to native_queued_spin_lock_slowpath), the lock is

@@ -10,6 +10,17 @@
 
 namespace uringsim::sim {
 
+// The thread whose actor runs now: what sim::current() returns, without asking SimGrid (which
+// costs a thread-local lookup and several library calls, millions of times per run). SimGrid
+// switches actors only inside its own calls, so the value is set when an actor starts, and every
+// sim/ function that calls SimGrid keeps a RunningGuard, which restores it when the function
+// returns or unwinds (an actor killed at the end of a run). Null outside the simulation.
+extern Thread* g_running;
+struct RunningGuard {
+  Thread* const saved = g_running;
+  ~RunningGuard() { g_running = saved; }
+};
+
 struct Engine::Impl {
   simgrid::s4u::Engine* engine = nullptr;
   std::vector<simgrid::s4u::Host*> hosts;

@@ -11,6 +11,9 @@
 #include "sim/sg_impl.hpp"
 
 namespace uringsim::sim {
+
+Thread* g_running = nullptr;
+
 namespace {
 // A spinning waiter runs an "endless" execution that is cancelled when the lock is handed over.
 constexpr double kSpinForeverCycles = 1e15;
@@ -68,12 +71,14 @@ void Thread::trace_compute(TimeNs t0, TimeNs t1) {
 
 void Thread::trace_wait(const char* what, TimeNs t0) {
   TraceSink* tr = engine_.trace();
+  if (!tr) return;
   const TimeNs t1 = engine_.clock_ns();
-  if (tr && t1 > t0 && tr->in_window(t0, t1)) tr->slice(id_, what, "sched", t0, t1);
+  if (t1 > t0 && tr->in_window(t0, t1)) tr->slice(id_, what, "sched", t0, t1);
 }
 
 void Thread::flush() {
   if (pending_ <= 0) return;
+  RunningGuard guard;
   const double amount = pending_;
   pending_ = 0;
   const TimeNs t0 = engine_.clock_ns();
@@ -122,6 +127,7 @@ void Thread::off_cpu_ns(TimeNs ns) {
   flush();
   if (ns + work_ns <= 0) return;
   engine_.count_event(Engine::EventKind::Sleep);
+  RunningGuard guard;
   state_ = State::Sleeping;
   const TimeNs t0 = engine_.clock_ns();
   simgrid::s4u::this_actor::sleep_for((ns + work_ns) * 1e-9);
@@ -149,6 +155,7 @@ void Thread::park(Label path) {
 }
 
 void Thread::wait_released(bool forever) {
+  RunningGuard guard;
   if (forever) {  // no timeout and no spin: only another thread can end this wait
     impl_->forever = true;
     engine_.thread_became_blocked(true);
@@ -167,6 +174,7 @@ bool Thread::park_for_ns(TimeNs ns, Label path) {
     return true;
   }
   engine_.count_event(Engine::EventKind::ParkTimeout);
+  RunningGuard guard;
   state_ = State::Parked;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
@@ -187,6 +195,7 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
     return true;
   }
   engine_.count_event(Engine::EventKind::ParkTimeout);
+  RunningGuard guard;
   state_ = State::Spinning;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
@@ -200,7 +209,7 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
   if (timed_out && impl_->released) impl_->sem->acquire();  // released at the timeout's date: a wake
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
-  trace_wait(label_name(symbol).c_str(), t0);
+  if (engine_.trace()) trace_wait(label_name(symbol).c_str(), t0);
   account(spin_stop(), symbol);
   return !timed_out || impl_->released;
 }
@@ -211,6 +220,7 @@ void Thread::spin_start() {
   impl_->spin_t0 = engine_.clock_ns();
   impl_->spin_exec = nullptr;
   if (engine_.cpu_exclusive(cpu_)) return;
+  RunningGuard guard;
   impl_->spin_exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
   if (opts_.weight != 1.0) impl_->spin_exec->set_priority(opts_.weight);
   impl_->spin_exec->start();
@@ -218,6 +228,7 @@ void Thread::spin_start() {
 
 Cycles Thread::spin_stop() {
   if (!impl_->spin_exec) return engine_.ns_to_cycles(engine_.clock_ns() - impl_->spin_t0);
+  RunningGuard guard;
   const Cycles spun = kSpinForeverCycles - impl_->spin_exec->get_remaining();
   impl_->spin_exec->cancel();
   impl_->spin_exec = nullptr;
@@ -249,8 +260,7 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
 namespace {
 void flush_caller() {
   // The waker's own pending work happens before the wake becomes visible.
-  if (auto* self = simgrid::s4u::Actor::self(); self && self->get_data<Thread>())
-    self->get_data<Thread>()->flush();
+  if (g_running) g_running->flush();
 }
 }  // namespace
 
@@ -266,6 +276,7 @@ void Thread::unpark_at(TimeNs t_ns) {
 }
 
 void Thread::release_park() {
+  RunningGuard guard;  // releasing the semaphore lets other actors run
   if (impl_->waiting == Impl::Wait::Park) {
     if (!impl_->released) {
       impl_->released = true;
@@ -279,6 +290,7 @@ void Thread::release_park() {
 
 void Thread::grant() {
   flush_caller();
+  RunningGuard guard;  // releasing the semaphore lets other actors run
   if (impl_->waiting == Impl::Wait::Grant) {
     impl_->released = true;
     if (impl_->forever) engine_.thread_became_active(true);
@@ -301,10 +313,8 @@ Cycles Thread::window_cycles() const {
 }
 
 Thread& current() {
-  auto* self = simgrid::s4u::Actor::self();
-  Thread* t = self ? self->get_data<Thread>() : nullptr;
-  if (!t) throw std::logic_error("not inside a simulated thread");
-  return *t;
+  if (!g_running) throw std::logic_error("not inside a simulated thread");
+  return *g_running;
 }
 
 TimeNs now_ns() {

@@ -353,3 +353,58 @@ TEST_CASE("sim: a lock knows when it came from another CPU (its data must move t
   e.run_until_ns(1e6);
   CHECK(moved == std::vector<bool>{false, false, true, true});
 }
+
+// sim::current() comes from a pointer kept up to date at actor switches (sim/sg_impl.hpp), and
+// clock_ns() from a copy of SimGrid's clock: after every kind of blocking call, each thread must
+// still see itself and the exact date. Two CPUs shared by four threads, so executions, spins,
+// hand-offs, parks, timeouts and wake-ups all interleave.
+TEST_CASE("sim: current() and the clock stay right across every blocking primitive") {
+  PrimitiveCosts c;
+  c.wakeup_latency_ns = 50;
+  c.wake_cycles = 10;
+  c.spin_handoff_cycles = 20;
+  Engine e({2, 1.0}, c);
+  SpinLock spin("spin");
+  Mutex mutex("mutex");
+  WaitQueue wq;
+  CHECK_THROWS_AS(current(), std::logic_error);  // before the run: outside any simulated thread
+  int mismatches = 0, rounds = 0;
+  std::vector<Thread*> threads(4, nullptr);
+  for (int i = 0; i < 4; ++i)
+    threads[i] = &e.spawn("t" + std::to_string(i), "app", i % 2, [&, i] {
+      auto same = [&] {
+        if (&current() != threads[i]) ++mismatches;
+      };
+      for (int r = 0; r < 20; ++r) {
+        current().charge(100 + 10 * i, intern("work"));
+        spin.lock(intern("s"));
+        same();
+        current().charge(30, intern("cs"));
+        spin.unlock();
+        same();
+        mutex.lock(intern("m"));
+        same();
+        current().sleep_ns(5);
+        same();
+        mutex.unlock();
+        same();
+        if (i == 0) {
+          wq.wake_all();
+          same();
+        } else {
+          wq.wait_for_ns(300);
+          same();
+        }
+        current().flush();  // pending work done first, so the sleep alone follows
+        const double before = e.clock_ns();
+        current().sleep_ns(7);
+        if (e.clock_ns() != Approx(before + 7)) ++mismatches;
+        same();
+        ++rounds;
+      }
+    });
+  e.run_until_ns(1e9);
+  CHECK(rounds == 80);
+  CHECK(mismatches == 0);
+  CHECK_THROWS_AS(current(), std::logic_error);  // after the run: outside again
+}
