@@ -138,17 +138,22 @@ void Thread::off_cpu_ns(TimeNs ns) {
   }
 }
 
-void Thread::park(Label path) {
-  check_may_sleep(path, "parks");
+bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
   flush();
-  if (permit_) {
+  if (permit_) {  // a wake-up came first: take it instead of waiting
     permit_ = false;
-    return;
+    return true;
   }
-  engine_.count_event(Engine::EventKind::Park);
-  state_ = State::Parked;
+  engine_.count_event(timed ? Engine::EventKind::ParkTimeout : Engine::EventKind::Park);
+  state_ = waiting_state;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
+  return false;
+}
+
+void Thread::park(Label path) {
+  check_may_sleep(path, "parks");
+  if (consume_permit_or_prepare(State::Parked, false)) return;
   const TimeNs t0 = engine_.clock_ns();
   wait_released(true);
   trace_wait("sleeping", t0);
@@ -168,16 +173,8 @@ void Thread::wait_released(bool forever) {
 
 bool Thread::park_for_ns(TimeNs ns, Label path) {
   check_may_sleep(path, "parks");
-  flush();
-  if (permit_) {
-    permit_ = false;
-    return true;
-  }
-  engine_.count_event(Engine::EventKind::ParkTimeout);
+  if (consume_permit_or_prepare(State::Parked, true)) return true;
   RunningGuard guard;
-  state_ = State::Parked;
-  impl_->waiting = Impl::Wait::Park;
-  impl_->released = false;
   const TimeNs t0 = engine_.clock_ns();
   const bool timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
   trace_wait("sleeping", t0);
@@ -189,16 +186,8 @@ bool Thread::park_for_ns(TimeNs ns, Label path) {
 }
 
 bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
-  flush();
-  if (permit_) {
-    permit_ = false;
-    return true;
-  }
-  engine_.count_event(Engine::EventKind::ParkTimeout);
+  if (consume_permit_or_prepare(State::Spinning, true)) return true;
   RunningGuard guard;
-  state_ = State::Spinning;
-  impl_->waiting = Impl::Wait::Park;
-  impl_->released = false;
   spin_start();
   const TimeNs t0 = engine_.clock_ns();
   bool timed_out = false;

@@ -106,6 +106,9 @@ class Thread {
   void spin_start();   // begin a busy wait's CPU use
   Cycles spin_stop();  // end it: the cycles spun
   void wait_released(bool forever);
+  // Start a park-like wait: flush, then either consume a pending wake-up (true: no wait) or count
+  // the (timed or not) wait and mark the thread waiting in `waiting_state`.
+  bool consume_permit_or_prepare(State waiting_state, bool timed);
 
   struct Impl;
   Engine& engine_;

@@ -158,7 +158,7 @@ std::optional<CreateError> IoWq::next_create_error() {
   return errors[create_attempts_++];
 }
 
-bool IoWq::create_io_worker(IoWqAcct& acct) {
+bool IoWq::try_create_thread(IoWqAcct& acct) {
   sim::current().charge(c_.worker_create, syms().create);
   const auto err = next_create_error();
   if (!err) {
@@ -166,13 +166,17 @@ bool IoWq::create_io_worker(IoWqAcct& acct) {
     return true;
   }
   ++acct.create_failed;
-  if (*err == CreateError::Eagain) {
-    // io_should_retry_thread: schedule_work(), whose io_workqueue_create queues create_worker_cont
-    // as task_work on the owner (the kworker hop is not modelled). The worker still counts.
-    ++acct.create_retries;
-    owner_.add(nullptr, [this, &acct] { create_worker_cont(acct); });
-    return true;
-  }
+  if (*err == CreateError::Enomem) return false;
+  // -EAGAIN, io_should_retry_thread: schedule_work(), whose io_workqueue_create queues
+  // create_worker_cont as task_work on the owner (the kworker hop is not modelled). The worker
+  // still counts.
+  ++acct.create_retries;
+  owner_.add(nullptr, [this, &acct] { create_worker_cont(acct); });
+  return true;
+}
+
+bool IoWq::create_io_worker(IoWqAcct& acct) {
+  if (try_create_thread(acct)) return true;
   --acct.nr_running;  // fatal: roll back
   wqe_lock_->lock(syms().site_new);
   --acct.nr_workers;
@@ -181,18 +185,7 @@ bool IoWq::create_io_worker(IoWqAcct& acct) {
 }
 
 void IoWq::create_worker_cont(IoWqAcct& acct) {
-  sim::current().charge(c_.worker_create, syms().create);
-  const auto err = next_create_error();
-  if (!err) {
-    start_worker(acct);
-    return;
-  }
-  ++acct.create_failed;
-  if (*err == CreateError::Eagain) {
-    ++acct.create_retries;
-    owner_.add(nullptr, [this, &acct] { create_worker_cont(acct); });
-    return;
-  }
+  if (try_create_thread(acct)) return;
   // Fatal: roll back; with no worker left nothing would run the account's queued work, so all of
   // it is cancelled. Global: each cancel under wqe->lock, dropped around it and taken again.
   // Split: wqe->lock is dropped first and each cancel takes acct->lock.

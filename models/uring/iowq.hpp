@@ -97,6 +97,9 @@ class IoWq {
   bool create_io_worker(IoWqAcct& acct);    // false if create_io_thread failed fatally (rolled back)
   void create_worker_cont(IoWqAcct& acct);  // the retry of a creation that failed with -EAGAIN
   void start_worker(IoWqAcct& acct);        // create_io_thread succeeded
+  // create_io_thread with the scripted errors: true if the worker started or a retry was queued
+  // (-EAGAIN), false on a fatal error, which the caller rolls back.
+  bool try_create_thread(IoWqAcct& acct);
   std::optional<CreateError> next_create_error();
   // io_acct_cancel_pending_work: take one queued item (`match`, or any if null) back and fail it.
   // Global: entered with wqe->lock held, which is dropped if an item was found. Split: under

@@ -368,10 +368,7 @@ int cmd_sweep(const SweepOptions& o) {
     config::LoadOptions lo;
     lo.sets = o.sets;
     base = config::load_scenario_file(o.scenario, lo);
-  } catch (const config::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // InputError, or a file that cannot be read
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
