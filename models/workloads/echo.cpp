@@ -32,13 +32,24 @@ EchoModel::EchoModel(const config::Scenario& s)
       server_work_cycles_(s.at("/workload/server_work_cycles").get<double>()),
       server_weight_(nice_weight(s.at("/workload/server_nice").get<int>())),
       client_threads_(s.at("/workload/client_threads").get<int>()),
+      server_cpu_(s.at("/workload/server_cpu").get<int>()),
+      client_cpus_(s.at("/workload/client_cpus").get<std::vector<int>>()),
       seed_(s.at("/seed").get<std::uint64_t>()),
       think_(Distribution::from_json(s.at("/workload/think"))),
       think_rng_(seed_, "echo.client.think") {
-  if (local_clients_ && client_threads_ >= s.at("/machine/cores").get<int>())
+  if (local_clients_ && client_cpus_.empty() && client_threads_ >= s.at("/machine/cores").get<int>())
     throw config::InputError(
         s.source + ": /workload/client_threads: expected fewer local client threads than " +
         "machine.cores (the server needs a core), got " + std::to_string(client_threads_));
+  const int cores = s.at("/machine/cores").get<int>();
+  auto check_cpu = [&](int cpu, const std::string& where) {
+    if (cpu >= cores)
+      throw config::InputError(fmt::format("{}: {}: expected a CPU index below machine.cores ({}) or -1, got {}",
+                                           s.source, where, cores, cpu));
+  };
+  check_cpu(server_cpu_, "/workload/server_cpu");
+  for (std::size_t i = 0; i < client_cpus_.size(); ++i)
+    check_cpu(client_cpus_[i], fmt::format("/workload/client_cpus/{}", i));
 }
 
 EchoModel::~EchoModel() = default;
@@ -63,7 +74,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     sim::ThreadOptions o;
     int cpu = cores;  // the external CPU
     if (local_clients_) {
-      cpu = cores - 1 - d;
+      const int pinned = client_cpus_.empty() ? -1 : client_cpus_[d % client_cpus_.size()];
+      cpu = pinned >= 0 ? pinned : cores - 1 - d;
       placer_->reserve(cpu);
     } else {
       o.accounted = false;
@@ -75,7 +87,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   sim::ThreadOptions so;
   so.weight = server_weight_;
   ring_->task.set_thread(engine.spawn(
-      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(0), [this] { server_main(); }, so));
+      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(server_cpu_ >= 0 ? server_cpu_ : 0), [this] { server_main(); }, so));
 
   sim::ThreadOptions sampler;
   sampler.daemon = true;

@@ -57,6 +57,8 @@ class EchoModel final : public Model {
   bool force_async_, fixed_files_, local_clients_;
   double server_work_cycles_, server_weight_;
   int client_threads_;
+  int server_cpu_;               // -1 = not pinned (CPU 0 in this model)
+  std::vector<int> client_cpus_;  // empty = not pinned (the last cores)
   std::uint64_t seed_;
   Distribution think_;
 
