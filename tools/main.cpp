@@ -44,6 +44,11 @@ int main(int argc, char** argv) {
       "report", "Write one self-contained HTML page (tables, gnuplot SVG plots) from a compare or sweep DIR");
   add_report_options(*rep_cmd, rep);
 
+  TwinOptions twn;
+  auto* twn_cmd = app.add_subcommand(
+      "twin", "Run a grid on the real kernel and in the simulator; per point host mean +- CI, simulated, error");
+  add_twin_options(*twn_cmd, twn);
+
   ImportFioOptions imp;
   auto* imp_cmd = app.add_subcommand(
       "import-fio",
@@ -65,5 +70,6 @@ int main(int argc, char** argv) {
   if (*mrg_cmd) return cmd_merge(mrg);
   if (*rep_cmd) return cmd_report(rep);
   if (*imp_cmd) return cmd_import_fio(imp);
+  if (*twn_cmd) return cmd_twin(twn);
   return 2;
 }

@@ -75,9 +75,30 @@ struct SweepOptions {
   std::string out_dir;
   bool quiet = false;
   bool allow_violations = false;  // passed to each run
+  std::string calibration;        // --calibration FILE, passed to each run
+  // Not on the command line; twin sets them. "run" simulates each point, "host" runs it on the real
+  // kernel (`uringsim host`) with runner_args added to each child's flags.
+  std::string runner = "run";
+  std::vector<std::string> runner_args;
 };
 void add_sweep_options(CLI::App& cmd, SweepOptions& o);
 int cmd_sweep(const SweepOptions& o);
+
+// `uringsim twin`: a grid on the real kernel and in the simulator, joined per point (docs/host.md).
+struct TwinOptions {
+  std::string scenario;
+  std::string calibration;         // for the simulated side
+  std::vector<std::string> grids;  // as sweep's; none = the scenario as it is
+  std::string variants;
+  int reps = 3;
+  int jobs = 0;  // simulations at once; host points always run one at a time
+  std::vector<std::string> sets;
+  double wait_quiet_s = 30;  // per host point
+  std::string out_dir;
+  bool quiet = false;
+};
+void add_twin_options(CLI::App& cmd, TwinOptions& o);
+int cmd_twin(const TwinOptions& o);
 
 struct MergeOptions {
   std::vector<std::string> dirs;  // shard output directories of one sweep
@@ -93,6 +114,8 @@ struct ReportOptions {
 };
 void add_report_options(CLI::App& cmd, ReportOptions& o);
 int cmd_report(const ReportOptions& o);
+// The report of a twin directory (DIR/twin.json): host and simulation side by side.
+int cmd_twin_report(const ReportOptions& o);
 
 struct ImportFioOptions {
   std::string job_file;           // "" = use cmdline

@@ -550,31 +550,7 @@ std::optional<Figure> gauge_plot(report::Gnuplot& gp, const Page& pg, const std:
 std::string render(const fs::path& dir, const Page& pg, const std::vector<Figure>& figs,
                    const std::vector<std::string>& notes) {
   const std::string title = "uringsim report: " + pg.scenario_name;
-  std::string h = R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>)" + html_escape(title) +
-                  R"(</title>
-<style>
-body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:1100px;padding:0 1em;color:#222;line-height:1.45;background:#fafafa}
-h1{font-size:1.6em;margin-bottom:.2em}
-h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.8em}
-.meta{color:#555;margin:.3em 0}
-.scroll{overflow-x:auto}
-table{border-collapse:collapse;margin:.5em 0;font-size:.9em;background:#fff}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-thead th{background:#eef2f7}
-table.kv th{background:#eef2f7;white-space:nowrap}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-tr.sig td{background:#fff4cc}
-figure.plot{margin:1.2em 0;padding:.6em;border:1px solid #ddd;border-radius:4px;background:#fff}
-figure.plot svg{max-width:100%;height:auto;display:block;margin:0 auto}
-figcaption{font-size:.9em;color:#444;margin-top:.4em}
-p.note{color:#6b4f00;background:#fff8e1;border-left:4px solid #f0c040;padding:.4em .8em}
-code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em}
-</style></head>
-<body>
-)";
+  std::string h = report::page_head(title);
   h += "<h1>" + html_escape(title) + "</h1>\n";
   h += "<p class=\"meta\">A " + pg.kind + " of scenario <b>" + html_escape(pg.scenario_name) +
        "</b> (<code>" + html_escape(pg.scenario_path) + "</code>), from <code>" + html_escape(dir.string()) +
@@ -607,6 +583,7 @@ int cmd_report(const ReportOptions& o) {
   Page pg;
   try {
     if (!fs::is_directory(dir)) throw InputError(o.dir + ": not a directory");
+    if (fs::exists(dir / "twin.json")) return cmd_twin_report(o);
     if (fs::exists(dir / "compare.json"))
       load_compare(dir, pg);
     else if (fs::exists(dir / "sweep.csv"))

@@ -99,6 +99,34 @@ Csv parse_csv(const std::string& text, const std::string& name) {
   return out;
 }
 
+std::string page_head(std::string_view title) {
+  return R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>)" +
+         html_escape(title) + R"(</title>
+<style>
+body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:1100px;padding:0 1em;color:#222;line-height:1.45;background:#fafafa}
+h1{font-size:1.6em;margin-bottom:.2em}
+h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.8em}
+.meta{color:#555;margin:.3em 0}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em;background:#fff}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+thead th{background:#eef2f7}
+table.kv th{background:#eef2f7;white-space:nowrap}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.sig td{background:#fff4cc}
+figure.plot{margin:1.2em 0;padding:.6em;border:1px solid #ddd;border-radius:4px;background:#fff}
+figure.plot svg{max-width:100%;height:auto;display:block;margin:0 auto}
+figcaption{font-size:.9em;color:#444;margin-top:.4em}
+p.note{color:#6b4f00;background:#fff8e1;border-left:4px solid #f0c040;padding:.4em .8em}
+code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em}
+</style></head>
+<body>
+)";
+}
+
 std::string html_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());

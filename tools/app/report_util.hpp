@@ -31,6 +31,8 @@ struct Csv {
 Csv parse_csv(const std::string& text, const std::string& name);
 
 std::string html_escape(std::string_view s);
+// The start of a report page, up to and including <body>: the title and the shared stylesheet.
+std::string page_head(std::string_view title);
 std::string gp_quote(std::string_view s);  // a double-quoted gnuplot string literal
 
 // Absolute path of an executable found in $PATH, or "" when there is none.

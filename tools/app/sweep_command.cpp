@@ -331,6 +331,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "No progress output");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Pass --allow-violations to every run: points whose design-review checks fail still count");
+  cmd.add_option("--calibration", o.calibration,
+                 "Calibration file (uringsim calibrate) applied to every run; see docs/host.md");
 }
 
 int cmd_sweep(const SweepOptions& o) {
@@ -361,9 +363,10 @@ int cmd_sweep(const SweepOptions& o) {
     return kExitBadInput;
   }
 
-  std::string file_bytes;
+  std::string file_bytes, calibration_hash;
   config::Scenario base;
   try {
+    if (!o.calibration.empty()) calibration_hash = sweep::hex64(sweep::fnv1a(read_text_file(o.calibration)));
     file_bytes = read_text_file(o.scenario);
     config::LoadOptions lo;
     lo.sets = o.sets;
@@ -435,6 +438,10 @@ int cmd_sweep(const SweepOptions& o) {
         std::string key = "file=" + file_hash + "\nvariant=" + v + "\nseed=" + std::to_string(s) + "\n";
         for (const auto& x : o.sets) key += "set=" + x + "\n";
         for (const auto& x : grid_sets) key += "set=" + x + "\n";
+        // Only when not the defaults, so points of earlier sweeps keep their hashes.
+        if (o.runner != "run") key += "runner=" + o.runner + "\n";
+        for (const auto& x : o.runner_args) key += "runner_arg=" + x + "\n";
+        if (!calibration_hash.empty()) key += "calibration=" + calibration_hash + "\n";
         points.push_back({{"index", points.size()},
                           {"id", sweep::safe_id(raw)},
                           {"grid", grid_json},
@@ -462,13 +469,15 @@ int cmd_sweep(const SweepOptions& o) {
 
   json grids_json = json::array();
   for (const auto& g : grids) grids_json.push_back({{"path", g.path}, {"values", g.values}});
-  const json spec = {{"scenario", o.scenario},
+  json spec = {{"scenario", o.scenario},
                      {"scenario_file_hash", file_hash},
                      {"sets", o.sets},
                      {"grids", grids_json},
                      {"variants", no_variants ? json::array() : json(variants)},
                      {"reps", o.reps},
                      {"points", points}};
+  if (o.runner != "run") spec["runner"] = o.runner;
+  if (!o.calibration.empty()) spec["calibration"] = {{"file", o.calibration}, {"hash", calibration_hash}};
 
   const std::string& out = o.out_dir;
   const std::string spec_text = analysis::dump_json(spec);
@@ -500,11 +509,13 @@ int cmd_sweep(const SweepOptions& o) {
     fs::create_directories(dir, ec);
     remove_stale_temps(dir);
     std::vector<std::string> c = {
-        self_exe(), "run",        o.scenario, "--quiet",
+        self_exe(), o.runner,     o.scenario, "--quiet",
         "--out",    dir.string(), "--seed",   std::to_string(p.at("seed").get<std::uint64_t>())};
+    c.insert(c.end(), o.runner_args.begin(), o.runner_args.end());
+    if (!o.calibration.empty()) c.insert(c.end(), {"--calibration", o.calibration});
     if (!p.at("variant").get<std::string>().empty()) c.insert(c.end(), {"--variant", p.at("variant")});
     for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
-    if (o.allow_violations) c.push_back("--allow-violations");
+    if (o.allow_violations && o.runner == "run") c.push_back("--allow-violations");
     for (const auto& g : grids)
       c.insert(c.end(), {"--set", g.path + "=" + p.at("grid").at(g.path).get<std::string>()});
     jobs.push_back({std::move(c), (dir / "run.log").string()});

@@ -1,0 +1,75 @@
+// `uringsim twin`: joining a host sweep and a simulated sweep point by point (host mean and CI,
+// simulated mean, errors), its CSV, and the command end to end on a one-point grid.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/io.hpp"
+#include "cli_helpers.hpp"
+#include "tools/app/twin.hpp"
+
+using namespace testing;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A sweep directory as `uringsim sweep` leaves it: sweep.json and one results.json per point.
+json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& conns_tput,
+                double cpu_server) {
+  json points = json::array();
+  int i = 0;
+  for (const auto& [conns, tput] : conns_tput) {
+    const std::string rel = "points/p" + std::to_string(i++) + "/results.json";
+    json r = {{"throughput", {{"ops_per_s", tput}}},
+              {"latency_us", {{"mean", 10.0}, {"p50", 9.0}, {"p99", 20.0}}},
+              {"cpu", {{"total_pct", cpu_server}, {"by_thread", {{"io_uring_echo_s_pct", cpu_server}}}}}};
+    uringsim::analysis::write_file_atomic((dir / rel).string(), r.dump());
+    points.push_back({{"grid", {{"workload.connections", conns}}}, {"variant", ""}, {"results", rel}});
+  }
+  return {{"grids", json::array({{{"path", "workload.connections"}, {"values", {"10", "100"}}}})},
+          {"points", points}};
+}
+
+}  // namespace
+
+TEST_CASE("twin join: replications grouped per point, host CI, relative and absolute errors") {
+  const auto d = fresh_dir("twin-join");
+  // Host: 3 reps at 10 connections (100, 110, 120 -> mean 110), 1 rep at 100 connections.
+  const json host = fake_sweep(d / "host", {{10, 100}, {10, 110}, {10, 120}, {100, 200}}, 50);
+  // Simulation: 2 reps at 10 (121, 121), none finished at 100.
+  const json sim = fake_sweep(d / "sim", {{10, 121}, {10, 121}}, 40);
+  const json j = uringsim::app::twin::join(host, sim, d / "host", d / "sim");
+
+  REQUIRE(j.at("rows").size() == 2);
+  const auto& t10 = j["rows"][0]["metrics"]["throughput.ops_per_s"];
+  CHECK(j["rows"][0]["grid"]["workload.connections"] == 10);
+  CHECK(t10["host"]["n"] == 3);
+  CHECK(t10["host"]["mean"].get<double>() == Approx(110));
+  // Student-t, 2 degrees of freedom: 4.303 * sd(10) / sqrt(3).
+  CHECK(t10["host"]["ci95"].get<double>() == Approx(4.3027 * 10 / std::sqrt(3.0)).epsilon(1e-3));
+  CHECK(t10["sim"]["mean"].get<double>() == Approx(121));
+  CHECK(t10["rel_error_pct"].get<double>() == Approx(10.0));
+  CHECK(t10["abs_error"].get<double>() == Approx(11));
+  // CPU by class: compared in points.
+  const auto& c10 = j["rows"][0]["metrics"]["cpu.by_thread.io_uring_echo_s_pct"];
+  CHECK(c10["abs_error"].get<double>() == Approx(-10));
+
+  // The point with no simulated run has no error, and a single host rep has no interval.
+  const auto& t100 = j["rows"][1]["metrics"]["throughput.ops_per_s"];
+  CHECK(t100["host"]["ci95"].is_null());
+  CHECK(t100["sim"]["n"] == 0);
+  CHECK(t100["rel_error_pct"].is_null());
+
+  // The summary counts only points with both sides.
+  CHECK(j["summary"]["throughput.ops_per_s"]["points"] == 1);
+  CHECK(j["summary"]["throughput.ops_per_s"]["median_abs_rel_error_pct"].get<double>() == Approx(10.0));
+
+  const std::string csv = uringsim::app::twin::csv(j, {"workload.connections"});
+  CHECK(csv.rfind("variant,workload.connections,metric,host_mean,host_ci95,host_n,sim_mean,sim_ci95,sim_n,"
+                  "abs_error,rel_error_pct\n",
+                  0) == 0);
+  CHECK(csv.find(",10,throughput.ops_per_s,110.0,") != std::string::npos);
+}

@@ -1,0 +1,281 @@
+// `uringsim twin`: the same grid run on the real kernel (`uringsim host`, one point at a time,
+// each waiting for a quiet machine) and in the simulator (with a calibration, in parallel), then
+// joined per point: host mean and 95 % CI, simulated mean, error. Both halves are ordinary sweeps
+// in DIR/host and DIR/sim, so a twin resumes exactly as a sweep does.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "analysis/io.hpp"
+#include "analysis/stats.hpp"
+#include "config/scenario.hpp"
+#include "tools/app/commands.hpp"
+#include "tools/app/read_file.hpp"
+#include "tools/app/twin.hpp"
+
+namespace uringsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json read_json_file(const fs::path& p) {
+  try {
+    return json::parse(read_text_file(p));
+  } catch (const json::exception& e) {
+    throw std::runtime_error(p.string() + ": not JSON: " + e.what());
+  }
+}
+
+}  // namespace
+
+namespace twin {
+
+const std::vector<std::string>& fixed_metrics() {
+  static const std::vector<std::string> m = {"/throughput/ops_per_s", "/latency_us/mean", "/latency_us/p50",
+                                             "/latency_us/p99", "/cpu/total_pct"};
+  return m;
+}
+
+std::string metric_name(const std::string& pointer) {
+  std::string s = pointer.substr(1);
+  std::replace(s.begin(), s.end(), '/', '.');
+  return s;
+}
+
+json compare_side(const std::vector<double>& xs) {
+  if (xs.empty()) return {{"n", 0}, {"mean", nullptr}, {"ci95", nullptr}, {"values", json::array()}};
+  const auto ci = analysis::student_t_ci(xs);
+  return {{"n", xs.size()},
+          {"mean", ci.mean},
+          {"ci95", std::isfinite(ci.half_width) ? json(ci.half_width) : json()},
+          {"values", xs}};
+}
+
+json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_dir, const fs::path& sim_dir) {
+  // Group the finished points of each side by (grid, variant): the replications of one point.
+  struct Group {
+    json grid;
+    std::string variant;
+    std::vector<json> host, sim;
+  };
+  std::map<std::string, Group> groups;
+  std::vector<std::string> order;
+  auto add = [&](const json& sweep_json, const fs::path& root, bool host) {
+    for (const auto& row : sweep_json.at("points")) {
+      const std::string key = row.at("grid").dump() + "|" + row.at("variant").get<std::string>();
+      auto [it, fresh] = groups.try_emplace(key);
+      if (fresh) {
+        it->second.grid = row.at("grid");
+        it->second.variant = row.at("variant").get<std::string>();
+        order.push_back(key);
+      }
+      json r = read_json_file(root / row.at("results").get<std::string>());
+      (host ? it->second.host : it->second.sim).push_back(std::move(r));
+    }
+  };
+  add(host_sweep, host_dir, true);
+  add(sim_sweep, sim_dir, false);
+
+  json rows = json::array();
+  std::map<std::string, std::vector<double>> abs_errors;  // metric -> |relative error| per point
+  for (const auto& key : order) {
+    const Group& g = groups.at(key);
+    // The fixed metrics, then CPU by every thread class either side reports.
+    std::vector<std::string> metrics = fixed_metrics();
+    std::set<std::string> classes;
+    for (const auto* side : {&g.host, &g.sim})
+      for (const auto& r : *side)
+        if (r.contains("cpu") && r["cpu"].contains("by_thread"))
+          for (const auto& [k, _] : r["cpu"]["by_thread"].items()) classes.insert(k);
+    for (const auto& c : classes) metrics.push_back("/cpu/by_thread/" + c);
+
+    json ms = json::object();
+    for (const auto& m : metrics) {
+      const json::json_pointer jp(m);
+      auto values = [&](const std::vector<json>& side, bool zero_if_absent) {
+        std::vector<double> xs;
+        for (const auto& r : side) {
+          if (r.contains(jp) && r.at(jp).is_number())
+            xs.push_back(r.at(jp).get<double>());
+          else if (zero_if_absent)  // a thread class a run does not have used no CPU in it
+            xs.push_back(0.0);
+        }
+        return xs;
+      };
+      const bool cpu_class = m.rfind("/cpu/by_thread/", 0) == 0;
+      json e = {{"host", compare_side(values(g.host, cpu_class))},
+                {"sim", compare_side(values(g.sim, cpu_class))}};
+      const auto& hm = e["host"]["mean"];
+      const auto& sm = e["sim"]["mean"];
+      e["abs_error"] = nullptr;
+      e["rel_error_pct"] = nullptr;
+      if (hm.is_number() && sm.is_number()) {
+        const double h = hm.get<double>(), s = sm.get<double>();
+        e["abs_error"] = s - h;
+        if (h != 0) {
+          e["rel_error_pct"] = 100.0 * (s - h) / h;
+          abs_errors[metric_name(m)].push_back(std::abs(100.0 * (s - h) / h));
+        }
+      }
+      ms[metric_name(m)] = std::move(e);
+    }
+    rows.push_back({{"grid", g.grid}, {"variant", g.variant}, {"metrics", std::move(ms)}});
+  }
+
+  json summary = json::object();
+  for (auto& [m, xs] : abs_errors) {
+    std::sort(xs.begin(), xs.end());
+    const std::size_t n = xs.size();
+    const double median = n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+    summary[m] = {
+        {"points", n}, {"median_abs_rel_error_pct", median}, {"worst_abs_rel_error_pct", xs.back()}};
+  }
+  return {{"rows", rows}, {"summary", summary}};
+}
+
+std::string csv(const json& joined, const std::vector<std::string>& grid_paths) {
+  auto field = [](const json& v) {
+    if (v.is_null()) return std::string();
+    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out = "variant";
+  for (const auto& p : grid_paths) out += "," + field(p);
+  out += ",metric,host_mean,host_ci95,host_n,sim_mean,sim_ci95,sim_n,abs_error,rel_error_pct\n";
+  for (const auto& row : joined.at("rows")) {
+    for (const auto& [m, e] : row.at("metrics").items()) {
+      out += field(row.at("variant"));
+      for (const auto& p : grid_paths) out += "," + field(row.at("grid").value(p, json()));
+      out += "," + field(m);
+      for (const char* side : {"host", "sim"})
+        out += "," + field(e.at(side).at("mean")) + "," + field(e.at(side).at("ci95")) + "," +
+               field(e.at(side).at("n"));
+      out += "," + field(e.at("abs_error")) + "," + field(e.at("rel_error_pct")) + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace twin
+
+void add_twin_options(CLI::App& cmd, TwinOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario JSON file")->required();
+  cmd.add_option("--calibration", o.calibration,
+                 "Calibration file (uringsim calibrate) for the simulated side; its machine and costs apply");
+  cmd.add_option(
+         "--grid", o.grids,
+         "dotted.path=v1,v2,... or start:stop:step; repeatable, Cartesian product (default: one point)")
+      ->allow_extra_args(false);
+  cmd.add_option("--variants", o.variants, "Comma-separated variants (default: all, or the base scenario)");
+  cmd.add_option("--reps", o.reps, "Replications per point on each side; rep r uses seed + r")
+      ->check(CLI::Range(1, 1000));
+  cmd.add_option("--jobs", o.jobs,
+                 "Simulations run at once (default: number of cores); host points run one at a time");
+  cmd.add_option("--set", o.sets, "Override a field on both sides: dotted.path=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd.add_option("--wait-quiet", o.wait_quiet_s,
+                 "Before each host point, wait up to this many seconds for other processes to go quiet")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd.add_option("--out", o.out_dir, "Output directory")->required();
+  cmd.add_flag("--quiet", o.quiet, "No progress output");
+}
+
+int cmd_twin(const TwinOptions& o) {
+  // sweep needs a grid; a twin of the scenario as it is sweeps its own seed over that one value.
+  std::vector<std::string> grids = o.grids;
+  if (grids.empty()) {
+    try {
+      config::LoadOptions lo;
+      lo.sets = o.sets;
+      grids.push_back(fmt::format(
+          "seed={}", config::load_scenario_file(o.scenario, lo).doc.at("seed").get<std::uint64_t>()));
+    } catch (const config::InputError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+  SweepOptions host;
+  host.scenario = o.scenario;
+  host.grids = grids;
+  host.variants = o.variants;
+  host.reps = o.reps;
+  host.jobs = 1;  // one real-kernel run at a time: they would disturb each other
+  host.sets = o.sets;
+  host.out_dir = (fs::path(o.out_dir) / "host").string();
+  host.quiet = o.quiet;
+  host.runner = "host";
+  // The scenario's model-only fields (era, costs, ...) apply to the simulated side only.
+  host.runner_args = {"--ignore-model-fields", "--wait-quiet", fmt::format("{}", o.wait_quiet_s)};
+
+  SweepOptions sim = host;
+  sim.jobs = o.jobs;
+  sim.out_dir = (fs::path(o.out_dir) / "sim").string();
+  sim.runner = "run";
+  sim.runner_args.clear();
+  sim.calibration = o.calibration;
+  sim.allow_violations = true;  // a twin compares performance; the checks are `run`'s business
+
+  if (!o.quiet) std::cerr << "twin: the real kernel (" << host.out_dir << ")\n";
+  const int rc_host = cmd_sweep(host);
+  if (rc_host == kExitBadInput) return rc_host;
+  if (!o.quiet) std::cerr << "twin: the simulator (" << sim.out_dir << ")\n";
+  const int rc_sim = cmd_sweep(sim);
+  if (rc_sim == kExitBadInput) return rc_sim;
+
+  try {
+    const json host_sweep = read_json_file(fs::path(host.out_dir) / "sweep.json");
+    const json sim_sweep = read_json_file(fs::path(sim.out_dir) / "sweep.json");
+    json joined = twin::join(host_sweep, sim_sweep, host.out_dir, sim.out_dir);
+    std::vector<std::string> grid_paths;
+    for (const auto& g : host_sweep.at("grids")) grid_paths.push_back(g.at("path").get<std::string>());
+
+    // What the host side could not honour, from its run_info files (the same for every point).
+    std::set<std::string> ignored;
+    json ignored_list = json::array();
+    for (const auto& row : host_sweep.at("points")) {
+      const fs::path info = fs::path(host.out_dir) /
+                            fs::path(row.at("results").get<std::string>()).parent_path() / "run_info.json";
+      std::error_code ec;
+      if (!fs::exists(info, ec)) continue;
+      const json ri = read_json_file(info);
+      if (ri.contains("ignored_fields"))
+        for (const auto& f : ri["ignored_fields"])
+          if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
+    }
+    json out = {{"scenario", o.scenario},
+                {"calibration", o.calibration.empty() ? json() : json(o.calibration)},
+                {"grids", host_sweep.at("grids")},
+                {"variants", host_sweep.at("variants")},
+                {"reps", o.reps},
+                {"host_dir", "host"},
+                {"sim_dir", "sim"},
+                {"model_only_fields", ignored_list},
+                {"rows", joined.at("rows")},
+                {"summary", joined.at("summary")}};
+    analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
+    analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
+    if (!o.quiet) {
+      for (const auto& [m, s] : joined.at("summary").items())
+        if (m == "throughput.ops_per_s" || m == "latency_us.p50" || m == "cpu.total_pct")
+          std::cerr << fmt::format("twin: {}: median |error| {:.1f} %, worst {:.1f} % over {} points\n", m,
+                                   s.at("median_abs_rel_error_pct").get<double>(),
+                                   s.at("worst_abs_rel_error_pct").get<double>(), s.at("points").get<int>());
+      std::cerr << "twin: results in " << o.out_dir << "/twin.csv\n";
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot join " << o.out_dir << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+  return rc_host != kExitOk || rc_sim != kExitOk ? kExitFailed : kExitOk;
+}
+
+}  // namespace uringsim::app
