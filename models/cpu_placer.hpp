@@ -1,24 +1,22 @@
 #pragma once
-// Where a new thread runs: the scheduler's placement reduced to "least-loaded allowed CPU". Threads
-// stay on the CPU they were placed on (no migration is modelled).
+// Where a new thread starts (the fork placement, find_idlest_cpu): the least-loaded CPU. From
+// there the scheduler (sim/cpu_sched.hpp) moves unpinned threads as they wake.
 #include <vector>
 
 namespace uringsim::models {
 
 class CpuPlacer {
  public:
-  explicit CpuPlacer(int cores) : load_(cores, 0), allowed_(cores, true) {}
-  void reserve(int cpu) { allowed_.at(cpu) = false; }  // e.g. pinned clients
+  explicit CpuPlacer(int cores) : load_(cores, 0) {}
   int pin(int cpu) {
     ++load_.at(cpu);
     return cpu;
   }
-  // Least-loaded allowed CPU, lowest index on ties; all CPUs if none is allowed.
+  // Least-loaded CPU, lowest index on ties.
   int pick() {
-    int best = -1;
-    for (int c = 0; c < static_cast<int>(load_.size()); ++c)
-      if (allowed_[c] && (best < 0 || load_[c] < load_[best])) best = c;
-    if (best < 0) best = 0;
+    int best = 0;
+    for (int c = 1; c < static_cast<int>(load_.size()); ++c)
+      if (load_[c] < load_[best]) best = c;
     ++load_[best];
     return best;
   }
@@ -26,7 +24,6 @@ class CpuPlacer {
 
  private:
   std::vector<int> load_;
-  std::vector<bool> allowed_;
 };
 
 }  // namespace uringsim::models

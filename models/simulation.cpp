@@ -26,7 +26,23 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.wake_cycles = c.get("wake_cycles");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
   p.context_switch_cycles = c.get("context_switch_cycles");
+  p.migrate_cycles = c.get("migrate_cycles");
   return p;
+}
+
+// The machine and its scheduler: CFS for the 5.x eras, EEVDF (6.6+) for today's kernel.
+sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
+  sim::MachineSpec m;
+  m.cores = s.at("/machine/cores").get<int>();
+  m.ghz = s.at("/machine/ghz").get<double>();
+  m.external_cpus = model.external_cpus();
+  m.sched.hz = s.at("/machine/hz").get<double>();
+  m.sched.idle_exit_ns = s.at("/machine/idle_exit_ns").get<double>();
+  m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
+  const auto policy = s.at("/kernel/sched").get<std::string>();
+  const bool eevdf = policy == "eevdf" || (policy == "auto" && s.at("/kernel/era").get<std::string>() == "6.x");
+  m.sched.policy = eevdf ? sim::SchedPolicy::Eevdf : sim::SchedPolicy::Cfs;
+  return m;
 }
 
 // CPU use in the window as top shows it: 100 % is one core busy for the whole window.
@@ -143,9 +159,7 @@ void report_checks(const sim::Engine& engine, RunOutput& out) {
 sim::Topology build_topology(const config::Scenario& scenario) {
   const auto& doc = scenario.doc;
   auto model = make_model(scenario);
-  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
-                           scenario.at("/machine/ghz").get<double>(), model->external_cpus()};
-  sim::Engine engine(machine, primitive_costs(scenario.costs));
+  sim::Engine engine(machine_spec(scenario, *model), primitive_costs(scenario.costs));
   analysis::MetricsConfig mc;
   mc.warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
   mc.end_ns = mc.warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
@@ -163,9 +177,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   const double end_ns = warmup_ns + doc.at("duration_ms").get<double>() * 1e6;
 
   auto model = make_model(scenario);
-  sim::MachineSpec machine{scenario.at("/machine/cores").get<int>(),
-                           scenario.at("/machine/ghz").get<double>(), model->external_cpus()};
-  sim::Engine engine(machine, primitive_costs(scenario.costs));
+  sim::Engine engine(machine_spec(scenario, *model), primitive_costs(scenario.costs));
   std::unique_ptr<analysis::ChromeTrace> timeline;
   if (trace) {
     timeline = std::make_unique<analysis::ChromeTrace>(trace->start_ms * 1e6, trace->end_ms * 1e6);

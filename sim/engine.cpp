@@ -42,7 +42,7 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   for (int i = 0; i < machine.external_cpus; ++i)
     impl_->hosts.push_back(zone->create_host("external" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
-  computing_on_cpu_.assign(impl_->hosts.size(), 0);
+  sched_ = std::make_unique<CpuScheduler>(machine.cores, machine.sched, costs);
   // SimGrid changes its clock only when it advances time (no availability profiles are used here),
   // and signals each advance right after it: keep our copy of the clock in step.
   sg_clock_s_ = simgrid::s4u::Engine::get_clock();
@@ -157,15 +157,21 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   Thread* t = threads_.back().get();
   if (trace_) trace_->thread(id, name, comm);
   thread_became_active();
-  if (opts.accounted) ++computing_on_cpu_[static_cast<std::size_t>(cpu)];
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
-  auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, body = std::move(body)] {
+  const bool at_setup = !running_;
+  auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, at_setup, body = std::move(body)] {
     // Set here: a new actor may run before Actor::create() returns to a creating actor.
     g_running = t;
     simgrid::s4u::Actor::self()->set_data(t);
     if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
     g_running = t;
     try {
+      if (t->opts_.start_ns > 0) simgrid::s4u::this_actor::sleep_until(t->opts_.start_ns * 1e-9);
+      g_running = t;
+      if (t->scheduled()) {  // wake_up_new_task: it runs once the scheduler gives it a CPU
+        sched_->start(*t, clock_ns(), at_setup);
+        t->wait_dispatch();
+      }
       body();
       t->flush();
       // lockdep's "lock held when returning to user space": nobody can release these any more.
@@ -178,8 +184,8 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
       simgrid::s4u::Actor::kill_all();
       g_running = t;
     }
+    if (t->scheduled() && t->sched().on_cpu && !impl_->failure) sched_->block(*t, clock_ns());  // it exits
     t->state_ = Thread::State::Done;
-    if (t->opts_.accounted) --computing_on_cpu_[static_cast<std::size_t>(t->cpu_)];
     thread_became_blocked(false);  // a finished thread will never run again
   });
   t->impl_->actor = actor;
@@ -211,9 +217,11 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
 }
 
 void Engine::run_until_ns(TimeNs t_ns) {
+  running_ = true;
   impl_->engine->run_until(t_ns * 1e-9);
   sg_clock_s_ = simgrid::s4u::Engine::get_clock();  // in case the end of the run moved the clock
   g_running = nullptr;                              // back outside the simulation
+  if (std::getenv("URINGSIM_DEBUG_SCHED")) fprintf(stderr, "%s", sched_->dump().c_str());
   // Threads still blocked in a spin keep an Exec running; nothing else needs tearing down because
   // the process ends after reporting.
   if (impl_->failure) std::rethrow_exception(impl_->failure);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/checks.hpp"
+#include "sim/cpu_sched.hpp"
 #include "sim/thread.hpp"
 #include "sim/trace_sink.hpp"
 #include "sim/types.hpp"
@@ -85,10 +86,9 @@ class Engine {
   void register_lock(Lock* l) { locks_.push_back(l); }
   void unregister_lock(Lock* l);
 
-  // Threads that may do CPU work on `cpu` (accounted threads, alive). A CPU with exactly one is
-  // exclusive: its work can be simulated as a plain delay, which SimGrid handles ~3x faster than
-  // an execution, with identical timing.
-  bool cpu_exclusive(int cpu) const { return computing_on_cpu_[static_cast<std::size_t>(cpu)] == 1; }
+  // Who runs on each CPU (sim/cpu_sched.hpp).
+  CpuScheduler& scheduler() { return *sched_; }
+  const CpuScheduler& scheduler() const { return *sched_; }
 
   // Simulation activities started (executions, sleeps, parks): the "events" of run_info.json.
   enum class EventKind { Compute, Sleep, Park, ParkTimeout, LockWait, Count };
@@ -122,7 +122,8 @@ class Engine {
   std::uint64_t events_ = 0;
   std::uint64_t events_by_kind_[static_cast<int>(EventKind::Count)] = {};
   std::int64_t active_threads_ = 0, parked_threads_ = 0;
-  std::vector<int> computing_on_cpu_;
+  std::unique_ptr<CpuScheduler> sched_;
+  bool running_ = false;  // run_until_ns has started: threads spawned from now on are new
   TraceSink* trace_ = nullptr;
   bool deadlocked_ = false;
   TimeNs deadlock_ns_ = 0;

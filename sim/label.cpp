@@ -54,5 +54,9 @@ Label schedule() {
   static const Label l = intern("__schedule");
   return l;
 }
+Label migrate() {
+  static const Label l = intern("(cache refill after migration)");
+  return l;
+}
 }  // namespace sym
 }  // namespace uringsim::sim

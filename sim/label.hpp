@@ -21,6 +21,7 @@ Label spin_slowpath();  // native_queued_spin_lock_slowpath
 Label mutex_lock();     // mutex_lock
 Label wake();           // try_to_wake_up
 Label schedule();       // __schedule
+Label migrate();        // cache misses of a thread's first run on another CPU
 }  // namespace sym
 
 }  // namespace uringsim::sim

@@ -8,16 +8,21 @@ void wake_up_process(Thread& target) {
   Thread& self = current();
   Engine& e = Engine::get();
   self.charge(e.costs().wake_cycles, sym::wake());
-  // On a CPU of its own the waker's pending work has a known end: the wake takes effect then,
-  // without simulating that work now.
-  if (e.cpu_exclusive(self.cpu()))
-    target.unpark_at(self.local_now_ns());
-  else
+  // A running waker's pending work has a known end if nothing preempts it: the wake takes effect
+  // then, without simulating that work now; the work is promised to run unpreempted.
+  if (self.scheduled()) {
+    const TimeNs t = self.local_now_ns();
+    self.promise_until(t);
+    target.unpark_at(t);
+  } else {
     target.unpark();
+  }
 }
 
 void switch_in_after_sleep() {
   Thread& self = current();
+  // A scheduled thread paid its wake-up when the scheduler dispatched it (sim/cpu_sched.hpp).
+  if (self.scheduled()) return;
   Engine& e = Engine::get();
   const auto& c = e.costs();
   const TimeNs late = self.wake_not_before_ns() - e.clock_ns();  // the wake took effect after the park ended

@@ -30,13 +30,11 @@ struct Engine::Impl {
 struct Thread::Impl {
   simgrid::s4u::ActorPtr actor;
   simgrid::s4u::SemaphorePtr sem = simgrid::s4u::Semaphore::create(0);
-  enum class Wait { None, Park, Grant };
+  enum class Wait { None, Park, Grant, Dispatch };
   Wait waiting = Wait::None;  // what the thread is blocked on
   bool released = false;      // the semaphore was released for the current wait
+  bool unparked = false;      // ... by an unpark (not by the scheduler's re-check of a spin)
   bool forever = false;       // blocked without a timeout (counts for deadlock detection)
-  // A busy wait in progress (spin_start/spin_stop): its endless execution, if the CPU is shared.
-  simgrid::s4u::ExecPtr spin_exec;
-  TimeNs spin_t0 = 0;
 };
 
 }  // namespace uringsim::sim

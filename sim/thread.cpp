@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -14,11 +15,6 @@ namespace uringsim::sim {
 
 Thread* g_running = nullptr;
 
-namespace {
-// A spinning waiter runs an "endless" execution that is cancelled when the lock is handed over.
-constexpr double kSpinForeverCycles = 1e15;
-}  // namespace
-
 Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts)
     : engine_(e),
       id_(id),
@@ -26,7 +22,11 @@ Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, T
       comm_(std::move(comm)),
       cpu_(cpu),
       opts_(opts),
-      impl_(std::make_unique<Impl>()) {}
+      impl_(std::make_unique<Impl>()) {
+  scheduled_ = opts.accounted && !opts.interrupt && cpu < e.machine().cores;
+  se_.weight = opts.weight * 1024;
+  se_.pinned = opts.pinned;
+}
 
 Thread::~Thread() = default;
 
@@ -51,22 +51,23 @@ void Thread::charge(Cycles c, Label symbol) {
   }
 }
 
-// The pending work just simulated over [t0, t1], as one slice per code path in proportion to
-// its cycles (exact on a CPU of its own; a fair share of the interval when the CPU was shared).
-void Thread::trace_compute(TimeNs t0, TimeNs t1) {
+// `fraction` of the pending work, just run over [t0, t1], as one slice per code path in
+// proportion to its cycles; the rest stays for the next stretch (after a preemption).
+void Thread::trace_compute(TimeNs t0, TimeNs t1, double fraction) {
   TraceSink* tr = engine_.trace();
   if (!tr || pending_parts_.empty()) return;
-  if (tr->in_window(t0, t1)) {
-    double total = 0;
-    for (const auto& [sym, c] : pending_parts_) total += c;
-    TimeNs t = t0;
-    for (const auto& [sym, c] : pending_parts_) {
-      const TimeNs d = total > 0 ? (t1 - t0) * c / total : 0;
-      tr->slice(id_, label_name(sym), "cpu", t, t + d);
-      t += d;
-    }
+  const bool shown = tr->in_window(t0, t1);
+  double total = 0;
+  for (const auto& [sym, c] : pending_parts_) total += c * fraction;
+  TimeNs t = t0;
+  for (auto& [sym, c] : pending_parts_) {
+    const double part = c * fraction;
+    const TimeNs d = total > 0 ? (t1 - t0) * part / total : 0;
+    if (shown && d > 0) tr->slice(id_, label_name(sym), "cpu", t, t + d);
+    t += d;
+    c -= part;
   }
-  pending_parts_.clear();
+  if (fraction >= 1.0) pending_parts_.clear();
 }
 
 void Thread::trace_wait(const char* what, TimeNs t0) {
@@ -81,15 +82,122 @@ void Thread::flush() {
   RunningGuard guard;
   const double amount = pending_;
   pending_ = 0;
-  const TimeNs t0 = engine_.clock_ns();
   engine_.count_event(Engine::EventKind::Compute);
-  if (engine_.cpu_exclusive(cpu_))
-    simgrid::s4u::this_actor::sleep_for(engine_.cycles_to_ns(amount) * 1e-9);  // alone on its CPU
-  else if (opts_.weight == 1.0)
-    simgrid::s4u::this_actor::execute(amount);
-  else
-    simgrid::s4u::this_actor::execute(amount, opts_.weight);
+  if (scheduled_) {
+    run_ns(engine_.cycles_to_ns(amount));
+    return;
+  }
+  // An interrupt handler, or an accounted thread outside the machine's CPUs.
+  const TimeNs t0 = engine_.clock_ns();
+  if (opts_.interrupt && cpu_ < engine_.machine().cores)
+    engine_.scheduler().steal(cpu_, engine_.cycles_to_ns(amount));
+  simgrid::s4u::this_actor::sleep_for(engine_.cycles_to_ns(amount) * 1e-9);
   trace_compute(t0, engine_.clock_ns());
+}
+
+bool Thread::preemptible() const {
+  // Holding a spinlock, or queued for one, disables preemption; promised work runs as computed.
+  return spin_held_ == 0 && !waiting_lock_ && no_preempt_until_ <= engine_.clock_ns();
+}
+
+// The work is a delay while this thread is its CPU's current thread. It is cut at tick
+// boundaries, where the scheduler may preempt it (slice used up); a wake-up preemption asked
+// meanwhile takes effect at the next cut or when the work ends.
+void Thread::run_ns(TimeNs ns) {
+  CpuScheduler& sch = engine_.scheduler();
+  in_work_ = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{in_work_};
+  for (;;) {
+    while (ns > 0) {
+      if (need_resched_ && preemptible()) {
+        yield_cpu();
+        ns += engine_.cycles_to_ns(pending_);  // the switch back in
+        pending_ = 0;
+        continue;
+      }
+      const TimeNs now = engine_.clock_ns();
+      const bool promised = no_preempt_until_ > now;
+      const TimeNs tick = sch.next_tick_ns(now);
+      const TimeNs chunk = promised ? ns : std::min(ns, tick - now);
+      simgrid::s4u::this_actor::sleep_for(chunk * 1e-9);
+      if (engine_.trace()) trace_compute(now, engine_.clock_ns(), chunk >= ns ? 1.0 : chunk / ns);
+      ns -= chunk;
+      if (stolen_ns_ > 0) {  // interrupts ran meanwhile: the rest of the work starts later
+        const TimeNs t1 = engine_.clock_ns();
+        simgrid::s4u::this_actor::sleep_for(stolen_ns_ * 1e-9);
+        stolen_ns_ = 0;
+        trace_wait("interrupted", t1);
+      }
+      if (!promised && engine_.clock_ns() >= tick - 1e-6 && sch.tick(*this, engine_.clock_ns()))
+        need_resched_ = true;
+    }
+    if (!(need_resched_ && preemptible())) return;
+    yield_cpu();  // preempted at the end of the work; the switch back in is work too
+    ns = engine_.cycles_to_ns(pending_);
+    pending_ = 0;
+  }
+}
+
+void Thread::yield_cpu() {
+  if (spin_held_ > 0 || waiting_lock_)
+    throw std::logic_error(name_ + ": preempted while holding or waiting for a spinlock (" +
+                           (waiting_lock_ ? waiting_lock_->name() : held_.back().lock->name()) + ")");
+  need_resched_ = false;
+  RunningGuard guard;
+  engine_.scheduler().yield(*this, engine_.clock_ns());
+  if (!se_.on_cpu) wait_dispatch();
+}
+
+void Thread::wait_dispatch() {
+  RunningGuard guard;
+  const TimeNs t0 = engine_.clock_ns();
+  while (!dispatched_) {
+    impl_->waiting = Impl::Wait::Dispatch;
+    impl_->released = false;
+    impl_->sem->acquire();
+    impl_->waiting = Impl::Wait::None;
+  }
+  dispatched_ = false;
+  trace_wait("runnable", t0);
+  if (dispatch_delay_ > 0) {  // the CPU wakes up for us (IPI, idle exit)
+    engine_.count_event(Engine::EventKind::Sleep);
+    const TimeNs t1 = engine_.clock_ns();
+    simgrid::s4u::this_actor::sleep_for(dispatch_delay_ * 1e-9);
+    trace_wait("waking", t1);
+  }
+  engine_.scheduler().started_running(*this, engine_.clock_ns());
+  if (dispatch_switched_) charge(engine_.costs().context_switch_cycles, sym::schedule());
+  if (dispatch_migrate_ > 0) charge(dispatch_migrate_, sym::migrate());
+}
+
+void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles) {
+  dispatched_ = true;
+  dispatch_delay_ = delay;
+  dispatch_switched_ = switched;
+  dispatch_migrate_ = migrate_cycles;
+  if (impl_->waiting == Impl::Wait::Dispatch && !impl_->released) {
+    RunningGuard guard;
+    impl_->released = true;
+    impl_->sem->release();
+  }
+}
+
+void Thread::request_resched() {
+  need_resched_ = true;
+  rq_changed();
+}
+
+void Thread::rq_changed() {
+  // A polling loop waits with a timeout only up to its next tick while threads are queued: make
+  // it re-arm its wait with that limit.
+  if (impl_->waiting == Impl::Wait::Park && state_ == State::Spinning && !impl_->released) {
+    RunningGuard guard;
+    impl_->released = true;
+    impl_->sem->release();
+  }
 }
 
 TimeNs Thread::local_now_ns() const {
@@ -114,28 +222,35 @@ void Thread::check_may_sleep(Label path, const char* what) {
 
 void Thread::sleep_ns(TimeNs ns, Label path) {
   if (ns > 0) check_may_sleep(path, "sleeps");
-  off_cpu_ns(ns);
+  if (!scheduled_) {
+    off_cpu_ns(ns);
+    return;
+  }
+  flush();
+  if (ns <= 0) return;
+  engine_.count_event(Engine::EventKind::Sleep);
+  RunningGuard guard;
+  CpuScheduler& sch = engine_.scheduler();
+  const TimeNs t0 = engine_.clock_ns();
+  state_ = State::Sleeping;
+  sch.block(*this, t0);
+  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
+  state_ = State::Running;
+  trace_wait("sleep", t0);
+  sch.wake(*this, -1, engine_.clock_ns(), true);  // its timer expired
+  wait_dispatch();
 }
 
 void Thread::off_cpu_ns(TimeNs ns) {
-  TimeNs work_ns = 0;
-  if (pending_ > 0 && engine_.cpu_exclusive(cpu_)) {
-    // Alone on its CPU the work is a delay too: one SimGrid sleep covers both.
-    work_ns = engine_.cycles_to_ns(pending_);
-    pending_ = 0;
-  }
   flush();
-  if (ns + work_ns <= 0) return;
+  if (ns <= 0) return;
   engine_.count_event(Engine::EventKind::Sleep);
   RunningGuard guard;
   state_ = State::Sleeping;
   const TimeNs t0 = engine_.clock_ns();
-  simgrid::s4u::this_actor::sleep_for((ns + work_ns) * 1e-9);
+  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
   state_ = State::Running;
-  if (engine_.trace()) {
-    trace_compute(t0, t0 + work_ns);
-    trace_wait("sleep", t0 + work_ns);
-  }
+  trace_wait("sleep", t0);
 }
 
 bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
@@ -148,80 +263,117 @@ bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
   state_ = waiting_state;
   impl_->waiting = Impl::Wait::Park;
   impl_->released = false;
+  impl_->unparked = false;
   return false;
+}
+
+bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
+  RunningGuard guard;
+  const TimeNs t0 = engine_.clock_ns();
+  if (scheduled_) engine_.scheduler().block(*this, t0);
+  bool timed_out = false;
+  if (!std::isfinite(timeout)) {  // only another thread can end this wait
+    impl_->forever = true;
+    engine_.thread_became_blocked(true);
+    impl_->sem->acquire();
+    impl_->forever = false;
+  } else {
+    timed_out = impl_->sem->acquire_timeout(timeout * 1e-9);
+    // A release at the very date of the timeout counts as a wake; consume its token.
+    if (timed_out && impl_->released) impl_->sem->acquire();
+  }
+  const bool woken = !timed_out || impl_->released;
+  impl_->waiting = Impl::Wait::None;
+  state_ = State::Running;
+  trace_wait(what, t0);
+  if (scheduled_) {
+    // A wake-up that takes effect later (unpark_at): still asleep until then.
+    if (woken && wake_not_before_ns_ > engine_.clock_ns()) {
+      const TimeNs t1 = engine_.clock_ns();
+      simgrid::s4u::this_actor::sleep_for((wake_not_before_ns_ - t1) * 1e-9);
+      trace_wait(what, t1);
+    }
+    wake_not_before_ns_ = 0;
+    engine_.scheduler().wake(*this, woken ? waker_cpu_ : -1, engine_.clock_ns(), !woken);
+    wait_dispatch();
+  }
+  return woken;
 }
 
 void Thread::park(Label path) {
   check_may_sleep(path, "parks");
   if (consume_permit_or_prepare(State::Parked, false)) return;
-  const TimeNs t0 = engine_.clock_ns();
-  wait_released(true);
-  trace_wait("sleeping", t0);
-}
-
-void Thread::wait_released(bool forever) {
-  RunningGuard guard;
-  if (forever) {  // no timeout and no spin: only another thread can end this wait
-    impl_->forever = true;
-    engine_.thread_became_blocked(true);
-  }
-  impl_->sem->acquire();
-  impl_->forever = false;
-  impl_->waiting = Impl::Wait::None;
-  state_ = State::Running;
+  wait_off_cpu(std::numeric_limits<double>::infinity(), "sleeping");
 }
 
 bool Thread::park_for_ns(TimeNs ns, Label path) {
   check_may_sleep(path, "parks");
   if (consume_permit_or_prepare(State::Parked, true)) return true;
-  RunningGuard guard;
-  const TimeNs t0 = engine_.clock_ns();
-  const bool timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
-  trace_wait("sleeping", t0);
-  // A release at the very date of the timeout counts as a wake; consume its token.
-  if (timed_out && impl_->released) impl_->sem->acquire();
-  impl_->waiting = Impl::Wait::None;
-  state_ = State::Running;
-  return !timed_out || impl_->released;
+  return wait_off_cpu(ns, "sleeping");
 }
 
 bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
   if (consume_permit_or_prepare(State::Spinning, true)) return true;
   RunningGuard guard;
-  spin_start();
-  const TimeNs t0 = engine_.clock_ns();
-  bool timed_out = false;
-  if (std::isfinite(ns))
-    timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
-  else
-    impl_->sem->acquire();
-  if (timed_out && impl_->released) impl_->sem->acquire();  // released at the timeout's date: a wake
+  const TimeNs t_end = engine_.clock_ns() + ns;
+  TimeNs t_trace = engine_.clock_ns();
+  Cycles spun = 0;
+  bool woken = false;
+  for (;;) {
+    const TimeNs now = engine_.clock_ns();
+    // While others wait for this CPU, the loop stops at each tick for the scheduler to decide.
+    TimeNs limit = t_end;
+    bool at_tick = false;
+    if (scheduled_ && engine_.scheduler().has_queued(cpu_)) {
+      const TimeNs tick = engine_.scheduler().next_tick_ns(now);
+      if (tick < limit) limit = tick, at_tick = true;
+    }
+    bool timed_out = false;
+    if (std::isfinite(limit)) {
+      timed_out = impl_->sem->acquire_timeout(std::max(0.0, limit - now) * 1e-9);
+      if (timed_out && impl_->released) impl_->sem->acquire(), timed_out = false;
+    } else {
+      impl_->sem->acquire();
+    }
+    spun += engine_.ns_to_cycles(engine_.clock_ns() - now);
+    if (impl_->unparked) {
+      woken = true;
+      break;
+    }
+    if (!timed_out) {
+      impl_->released = false;  // the scheduler asked for a re-check: wait again
+    } else if (!at_tick) {
+      break;  // the loop's own timeout
+    } else if (engine_.scheduler().tick(*this, engine_.clock_ns())) {
+      need_resched_ = true;
+    }
+    if (need_resched_ && preemptible()) {
+      impl_->waiting = Impl::Wait::None;
+      state_ = State::Running;
+      trace_wait(label_name(symbol).c_str(), t_trace);
+      yield_cpu();
+      if (permit_) {  // woken while it waited for the CPU
+        permit_ = false;
+        woken = true;
+        t_trace = engine_.clock_ns();
+        break;
+      }
+      if (engine_.clock_ns() >= t_end) {
+        t_trace = engine_.clock_ns();
+        break;
+      }
+      state_ = State::Spinning;
+      impl_->waiting = Impl::Wait::Park;
+      impl_->released = false;
+      impl_->unparked = false;
+      t_trace = engine_.clock_ns();
+    }
+  }
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
-  if (engine_.trace()) trace_wait(label_name(symbol).c_str(), t0);
-  account(spin_stop(), symbol);
-  return !timed_out || impl_->released;
-}
-
-void Thread::spin_start() {
-  // Alone on its CPU a spinner takes nothing from anyone, and its cycles are the wait's length;
-  // on a shared CPU an endless execution takes the spinner's share until it is cancelled.
-  impl_->spin_t0 = engine_.clock_ns();
-  impl_->spin_exec = nullptr;
-  if (engine_.cpu_exclusive(cpu_)) return;
-  RunningGuard guard;
-  impl_->spin_exec = simgrid::s4u::this_actor::exec_init(kSpinForeverCycles);
-  if (opts_.weight != 1.0) impl_->spin_exec->set_priority(opts_.weight);
-  impl_->spin_exec->start();
-}
-
-Cycles Thread::spin_stop() {
-  if (!impl_->spin_exec) return engine_.ns_to_cycles(engine_.clock_ns() - impl_->spin_t0);
-  RunningGuard guard;
-  const Cycles spun = kSpinForeverCycles - impl_->spin_exec->get_remaining();
-  impl_->spin_exec->cancel();
-  impl_->spin_exec = nullptr;
-  return spun;
+  trace_wait(label_name(symbol).c_str(), t_trace);
+  account(spun, symbol);
+  return woken;
 }
 
 Cycles Thread::await_grant(bool spin, Label symbol) {
@@ -231,17 +383,21 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
     return 0;
   }
   engine_.count_event(Engine::EventKind::LockWait);
-  // The wait starts before the spin execution does: starting it yields to other actors, and a
-  // hand-off arriving then must release the semaphore.
   state_ = spin ? State::Spinning : State::Parked;
   impl_->waiting = Impl::Wait::Grant;
   impl_->released = false;
   const TimeNs t0 = engine_.clock_ns();
-  if (spin) spin_start();
-  wait_released(!spin);
-  trace_wait(spin ? "native_queued_spin_lock_slowpath" : "mutex wait (sleeping)", t0);
-  if (!spin) return 0;
-  const Cycles spun = spin_stop();
+  if (!spin) {  // a mutex waiter sleeps, and is woken by the hand-off like any wake-up
+    wait_off_cpu(std::numeric_limits<double>::infinity(), "mutex wait (sleeping)");
+    return 0;
+  }
+  // A spinning waiter keeps its CPU (preemption is off) and burns it until the hand-off.
+  RunningGuard guard;
+  impl_->sem->acquire();
+  impl_->waiting = Impl::Wait::None;
+  state_ = State::Running;
+  trace_wait("native_queued_spin_lock_slowpath", t0);
+  const Cycles spun = engine_.ns_to_cycles(engine_.clock_ns() - t0);
   account(spun, symbol);
   return spun;
 }
@@ -251,22 +407,28 @@ void flush_caller() {
   // The waker's own pending work happens before the wake becomes visible.
   if (g_running) g_running->flush();
 }
+int caller_cpu() {
+  return g_running && g_running->scheduled() ? g_running->cpu() : -1;
+}
 }  // namespace
 
 void Thread::unpark() {
   flush_caller();
   wake_not_before_ns_ = 0;
+  waker_cpu_ = caller_cpu();
   release_park();
 }
 
 void Thread::unpark_at(TimeNs t_ns) {
   wake_not_before_ns_ = t_ns;
+  waker_cpu_ = caller_cpu();
   release_park();
 }
 
 void Thread::release_park() {
   RunningGuard guard;  // releasing the semaphore lets other actors run
   if (impl_->waiting == Impl::Wait::Park) {
+    impl_->unparked = true;
     if (!impl_->released) {
       impl_->released = true;
       if (impl_->forever) engine_.thread_became_active(true);
@@ -279,6 +441,8 @@ void Thread::release_park() {
 
 void Thread::grant() {
   flush_caller();
+  waker_cpu_ = caller_cpu();
+  wake_not_before_ns_ = 0;
   RunningGuard guard;  // releasing the semaphore lets other actors run
   if (impl_->waiting == Impl::Wait::Grant) {
     impl_->released = true;

@@ -1,5 +1,7 @@
 #pragma once
-// A simulated kernel or user thread, run as a SimGrid actor pinned to one CPU.
+// A simulated kernel or user thread, run as a SimGrid actor. Accounted threads of the machine are
+// scheduled (sim/cpu_sched.hpp): one at a time per CPU, on a CPU the scheduler chooses unless
+// pinned; their CPU work runs only while they are the CPU's current thread.
 //
 // CPU work is *charged* lazily: charge() only accumulates cycles per symbol, and the accumulated
 // work is executed as one activity at the thread's next interaction with the rest of the system
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cpu_sched.hpp"
 #include "sim/label.hpp"
 #include "sim/types.hpp"
 
@@ -25,6 +28,15 @@ struct ThreadOptions {
   // false for simulator helpers and remote peers: they model no CPU of the machine, and CPU work
   // charged to them is dropped (takes no time, is not counted).
   bool accounted = true;
+  // false: the scheduler may run it on any CPU (placement at wake-up, idle pull); the spawn CPU is
+  // only where it starts.
+  bool pinned = true;
+  // A thread of the scenario that comes into being at this date (spawned before the run): it
+  // starts then, as if it had been running, without a wake-up.
+  TimeNs start_ns = 0;
+  // An interrupt handler (hardirq) on this CPU rather than a thread: it runs at once, whatever
+  // the CPU runs, and the time it takes is stolen from the CPU's current thread.
+  bool interrupt = false;
 };
 
 class Thread {
@@ -33,7 +45,7 @@ class Thread {
 
   const std::string& name() const { return name_; }
   const std::string& comm() const { return comm_; }  // thread class, as `perf` shows the command
-  int cpu() const { return cpu_; }
+  int cpu() const { return cpu_; }  // where it runs now (or last ran)
   int id() const { return id_; }
   double weight() const { return opts_.weight; }
   State state() const { return state_; }
@@ -49,8 +61,8 @@ class Thread {
   // Blocking calls take the code path they are called from, for the checks (sleeping holding a
   // spinlock is a violation); without one the last symbol charged names the path.
   void sleep_ns(TimeNs ns, Label path = kNoLabel);  // off CPU for ns, after the pending work
-  // When this thread's pending work will be done: exact on a CPU it has to itself, an estimate
-  // (as if alone) otherwise. For timestamps nothing waits on; it executes nothing.
+  // When this thread's pending work will be done if it is not preempted meanwhile. For timestamps
+  // nothing waits on; it executes nothing.
   TimeNs local_now_ns() const;
   void park(Label path = kNoLabel);  // block until unpark(); returns at once if a permit is pending
   bool park_for_ns(TimeNs ns, Label path = kNoLabel);  // false on timeout
@@ -64,11 +76,22 @@ class Thread {
 
   // --- from any thread ---
   void unpark();  // wake a parked thread, or leave a permit
-  // Wake-up that takes effect at `t_ns` (>= now): the woken thread resumes no earlier. Lets a waker
-  // on an exclusive CPU wake others without first simulating its own pending work.
+  // Wake-up that takes effect at `t_ns` (>= now): the woken thread resumes no earlier. Lets a
+  // running waker wake others without first simulating its own pending work; that work then runs
+  // without preemption (see promise_until).
   void unpark_at(TimeNs t_ns);
   TimeNs wake_not_before_ns() const { return wake_not_before_ns_; }
   void grant();  // hand a lock to this thread (ends await_grant)
+
+  // --- scheduler ---
+  bool scheduled() const { return scheduled_; }  // an accounted thread of the machine
+  SchedEntity& sched() { return se_; }
+  const SchedEntity& sched() const { return se_; }
+  // This thread's pending work up to `t_ns` is promised to others (a wake that takes effect
+  // then): it runs without being preempted.
+  void promise_until(TimeNs t_ns) {
+    if (t_ns > no_preempt_until_) no_preempt_until_ = t_ns;
+  }
 
   // CPU accounting: cycles by symbol, whole run and since the window start.
   const std::vector<Cycles>& cycles_by_symbol() const { return cycles_; }
@@ -95,6 +118,7 @@ class Thread {
 
  private:
   friend class Engine;
+  friend class CpuScheduler;
   friend class Lock;
   friend class WaitQueue;
   friend void switch_in_after_sleep();
@@ -103,9 +127,18 @@ class Thread {
   Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
   void account(Cycles c, Label symbol);
   void release_park();
-  void spin_start();   // begin a busy wait's CPU use
-  Cycles spin_stop();  // end it: the cycles spun
-  void wait_released(bool forever);
+  // Off CPU until released (unpark or grant, per the wait prepared) or the timeout (infinity:
+  // none), then back on a CPU; traced as `what`. True if released.
+  bool wait_off_cpu(TimeNs timeout, const char* what);
+  void run_ns(TimeNs ns);  // execute CPU work, yielding to the scheduler at ticks
+  bool preemptible() const;
+  void yield_cpu();        // preempted: let the CPU pick again
+  void wait_dispatch();    // runnable: wait to be the CPU's current thread
+  // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).
+  void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles);
+  void request_resched();  // the scheduler wants this running thread preempted
+  void rq_changed();       // threads wait for this one's CPU: a spin re-checks at ticks
+  void set_cpu(int cpu) { cpu_ = cpu; }
   // Start a park-like wait: flush, then either consume a pending wake-up (true: no wait) or count
   // the (timed or not) wait and mark the thread waiting in `waiting_state`.
   bool consume_permit_or_prepare(State waiting_state, bool timed);
@@ -122,7 +155,7 @@ class Thread {
   bool granted_ = false;  // a grant() arrived before await_grant() started
   TimeNs wake_not_before_ns_ = 0;
   std::vector<std::pair<Label, Cycles>> pending_parts_;  // only while a trace is recorded
-  void trace_compute(TimeNs t0, TimeNs t1);
+  void trace_compute(TimeNs t0, TimeNs t1, double fraction = 1.0);
   void trace_wait(const char* what, TimeNs t0);
   std::vector<Cycles> cycles_, base_;
   std::vector<HeldLock> held_;
@@ -133,6 +166,18 @@ class Thread {
   Label waiting_site_ = kNoLabel;             // where it tries to take it
   const WaitQueue* waiting_queue_ = nullptr;  // set while sleeping on a wait queue
   std::unique_ptr<Impl> impl_;
+  // scheduler state
+  bool scheduled_ = false;
+  SchedEntity se_;
+  bool need_resched_ = false;
+  bool dispatched_ = false;
+  TimeNs dispatch_delay_ = 0;
+  bool dispatch_switched_ = false;
+  Cycles dispatch_migrate_ = 0;
+  TimeNs no_preempt_until_ = 0;
+  int waker_cpu_ = -1;
+  TimeNs stolen_ns_ = 0;  // interrupt handlers ran on our CPU meanwhile: our work ends that much later
+  bool in_work_ = false;  // in run_ns: a stolen stretch delays the work (a spin or poll absorbs it)
 };
 
 // The thread running now (the caller). Throws std::logic_error outside a simulated thread.

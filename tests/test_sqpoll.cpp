@@ -41,7 +41,7 @@ struct SqWorld {
     w.ctx.setup(true, iopoll);
     sqd.attach(w.ctx);
     w.ctx.attach_sq_thread(&sqd);
-    sqd.start(w.engine, "iou-sqp-1", w.placer.pin(1));
+    sqd.start(w.engine, "iou-sqp-1", w.placer.pin(1), true);
   }
   UringWorld w;
   SqThread sqd;

@@ -123,7 +123,7 @@ struct UringWorld {
         task(costs),
         wq(engine, k, costs, task, placer),
         ctx(k, costs, task, wq) {
-    placer.reserve(cores - 1);
+    placer.pin(cores - 1);  // the peer's CPU counts as taken: new workers start elsewhere
   }
 
   // The application thread, owner of the task.

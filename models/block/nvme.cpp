@@ -12,7 +12,6 @@ namespace uringsim::models {
 namespace {
 // A hard interrupt preempts whatever runs on its CPU: with fluid CPU sharing, the largest CFS
 // weight (nice -20, 88761/1024) stands in for that priority.
-constexpr double kIrqWeight = 88761.0 / 1024.0;
 
 std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
   std::map<std::uint32_t, Distribution> t;
@@ -130,7 +129,7 @@ void NvmeDevice::complete(Cmd& cmd) {
     q = std::make_unique<IrqQueue>();
     sim::ThreadOptions o;
     o.daemon = true;
-    o.weight = kIrqWeight;
+    o.interrupt = true;
     IrqQueue* qp = q.get();
     q->thread = &engine_->spawn(
         fmt::format("irq/nvme0q{}", cmd.irq_cpu), "[irq] nvme", cmd.irq_cpu, [this, qp] { irq_main(*qp); },

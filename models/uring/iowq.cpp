@@ -217,12 +217,17 @@ void IoWq::start_worker(IoWqAcct& acct) {
   const int cpu = placer_.pick();
   // Creating a thread from a running one may run the new thread before spawn() returns: it sets
   // its own handle first.
-  w.thread_ = &engine_.spawn(fmt::format("iou-wrk-{}", id), "iou-wrk", cpu, [this, &w, cpu] {
-    w.thread_ = &sim::current();
-    sim::switch_in_after_sleep();  // wake_up_new_task: the new thread is scheduled like a wake-up
-    worker_main(w);
-    placer_.release(cpu);
-  });
+  sim::ThreadOptions o;
+  o.pinned = false;  // io-wq workers may run on any CPU (their affinity is the ring's, all CPUs)
+  w.thread_ = &engine_.spawn(
+      fmt::format("iou-wrk-{}", id), "iou-wrk", cpu,
+      [this, &w, cpu] {
+        w.thread_ = &sim::current();
+        sim::switch_in_after_sleep();  // wake_up_new_task: the new thread is scheduled like a wake-up
+        worker_main(w);
+        placer_.release(cpu);
+      },
+      o);
 }
 
 void IoWq::worker_main(IoWqWorker& w) {

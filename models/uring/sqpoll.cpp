@@ -21,8 +21,10 @@ const Syms& syms() {
 SqThread::SqThread(const KernelConfig& k, const UringCosts& costs)
     : k_(k), c_(costs), task_(costs), lock_("sqd->lock"), wait_("sqd->wait") {}
 
-void SqThread::start(sim::Engine& engine, const std::string& name, int cpu) {
-  thread_ = &engine.spawn(name, "iou-sqp", cpu, [this] { main(); });
+void SqThread::start(sim::Engine& engine, const std::string& name, int cpu, bool pinned) {
+  sim::ThreadOptions o;
+  o.pinned = pinned;
+  thread_ = &engine.spawn(name, "iou-sqp", cpu, [this] { main(); }, o);
   task_.set_thread(*thread_);
 }
 

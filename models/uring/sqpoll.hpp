@@ -24,7 +24,8 @@ class SqThread {
  public:
   SqThread(const KernelConfig& k, const UringCosts& costs);
   void attach(IoRingCtx& ctx) { ctxs_.push_back(&ctx); }
-  void start(sim::Engine& engine, const std::string& name, int cpu);
+  // pinned: IORING_SETUP_SQ_AFF; otherwise the scheduler may move it.
+  void start(sim::Engine& engine, const std::string& name, int cpu, bool pinned);
 
   // io_uring_enter(SQ_WAKEUP), from the caller: wake_up(&sqd->wait).
   void wake();

@@ -3,20 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "sim/engine.hpp"
 
 namespace uringsim::models {
 namespace {
-// CFS weights (kernel/sched/core.c sched_prio_to_weight) for nice -20..19, relative to nice 0.
-double nice_weight(int nice) {
-  static constexpr std::array<int, 40> w = {
-      88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
-      3906,  3121,  2501,  1991,  1586,  1277,  1024,  820,   655,   526,   423,  335,  272,  215,
-      172,   137,   110,   87,    70,    56,    45,    36,    29,    23,    18,   15};
-  return w.at(static_cast<std::size_t>(nice + 20)) / 1024.0;
-}
 // The clients' first messages are spread over this window so they do not arrive all at once.
 constexpr sim::TimeNs kFirstSendSpreadNs = 100e3;
 }  // namespace
@@ -30,17 +21,13 @@ EchoModel::EchoModel(const config::Scenario& s)
       fixed_files_(s.at("/workload/fixed_files").get<bool>()),
       local_clients_(s.at("/workload/client_placement").get<std::string>() == "local"),
       server_work_cycles_(s.at("/workload/server_work_cycles").get<double>()),
-      server_weight_(nice_weight(s.at("/workload/server_nice").get<int>())),
+      server_weight_(sim::nice_to_weight(s.at("/workload/server_nice").get<int>()) / 1024.0),
       client_threads_(s.at("/workload/client_threads").get<int>()),
       server_cpu_(s.at("/workload/server_cpu").get<int>()),
       client_cpus_(s.at("/workload/client_cpus").get<std::vector<int>>()),
       seed_(s.at("/seed").get<std::uint64_t>()),
       think_(Distribution::from_json(s.at("/workload/think"))),
       think_rng_(seed_, "echo.client.think") {
-  if (local_clients_ && client_cpus_.empty() && client_threads_ >= s.at("/machine/cores").get<int>())
-    throw config::InputError(
-        s.source + ": /workload/client_threads: expected fewer local client threads than " +
-        "machine.cores (the server needs a core), got " + std::to_string(client_threads_));
   const int cores = s.at("/machine/cores").get<int>();
   auto check_cpu = [&](int cpu, const std::string& where) {
     if (cpu >= cores)
@@ -74,9 +61,11 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     sim::ThreadOptions o;
     int cpu = cores;  // the external CPU
     if (local_clients_) {
+      // Pinned where client_cpus says; otherwise they start on the last cores and the scheduler
+      // places them from there.
       const int pinned = client_cpus_.empty() ? -1 : client_cpus_[d % client_cpus_.size()];
-      cpu = pinned >= 0 ? pinned : cores - 1 - d;
-      placer_->reserve(cpu);
+      cpu = pinned >= 0 ? placer_->pin(pinned) : placer_->pin(cores - 1 - d % cores);
+      o.pinned = pinned >= 0;
     } else {
       o.accounted = false;
     }
@@ -86,6 +75,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
 
   sim::ThreadOptions so;
   so.weight = server_weight_;
+  so.pinned = server_cpu_ >= 0;
   ring_->task.set_thread(engine.spawn(
       "io_uring_echo_server", "io_uring_echo_s", placer_->pin(server_cpu_ >= 0 ? server_cpu_ : 0), [this] { server_main(); }, so));
 

@@ -115,9 +115,12 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
       j.sqd = std::make_unique<SqThread>(k_, c_);
       j.sqd->attach(j.ring->ctx);
       j.ring->ctx.attach_sq_thread(j.sqd.get());
-      j.sqd->start(engine, fmt::format("iou-sqp-{}", j.index), j.sq_cpu);
+      j.sqd->start(engine, fmt::format("iou-sqp-{}", j.index), j.sq_cpu, sq_cpu_ >= 0);
     }
-    j.thread = &engine.spawn(fmt::format("fio-job{}", j.index), "fio", j.cpu, [this, &j] { job_main(j); });
+    sim::ThreadOptions jo;
+    jo.pinned = job_cpu_ >= 0;  // fio --cpus_allowed
+    j.thread = &engine.spawn(
+        fmt::format("fio-job{}", j.index), "fio", j.cpu, [this, &j] { job_main(j); }, jo);
     j.ring->task.set_thread(*j.thread);
     declare_topology(engine, j);
   }

@@ -33,7 +33,9 @@ void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   const int cpu = cpu_ >= 0 ? placer_->pin(cpu_) : placer_->pick();
   ring_ = std::make_unique<Uring>(engine, k_, c_, *placer_);
   file_ = std::make_unique<NopFile>(c_);
-  ring_->task.set_thread(engine.spawn("nop_test", "nop_test", cpu, [this] { submitter_main(); }));
+  sim::ThreadOptions o;
+  o.pinned = cpu_ >= 0;
+  ring_->task.set_thread(engine.spawn("nop_test", "nop_test", cpu, [this] { submitter_main(); }, o));
   const std::string ring = "io_uring (SQ/CQ)";
   engine.declare("ring", ring);
   engine.declare_edge("nop_test", ring, "io_uring_enter: submit a batch, wait for all of it");

@@ -80,7 +80,11 @@ void ScriptModel::build(sim::Engine& engine, analysis::RunMetrics&) {
     else
       locks_.push_back(std::make_unique<sim::Mutex>(l.name));
   }
-  for (const auto& t : threads_) engine.spawn(t.name, "script", t.cpu, [this, &t] { run_thread(t); });
+  for (const auto& t : threads_) {
+    sim::ThreadOptions o;
+    o.start_ns = t.start_ns;  // it comes into being then, already running
+    engine.spawn(t.name, "script", t.cpu, [this, &t] { run_thread(t); }, o);
+  }
   // Topology: which thread takes which lock, and where.
   std::set<std::tuple<std::string, std::string, std::string>> uses;
   for (const auto& t : threads_)
@@ -92,7 +96,6 @@ void ScriptModel::build(sim::Engine& engine, analysis::RunMetrics&) {
 void ScriptModel::run_thread(const ThreadSpec& t) {
   static const sim::Label work = sim::intern("[script] compute");
   auto& self = sim::current();
-  if (t.start_ns > 0) self.sleep_ns(t.start_ns);
   sim::Label last_site = sim::kNoLabel;  // an unlock without a site names the last one given
   for (int r = 0; r < t.repeat; ++r) {
     for (const Step& st : t.steps) {

@@ -1,0 +1,403 @@
+#include "sim/cpu_sched.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "sim/lock.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::sim {
+namespace {
+
+using Rq = FairPolicy::Rq;
+
+// vruntime advances by delta scaled to nice 0 (calc_delta_fair).
+double vdelta(TimeNs delta, const SchedEntity& se) {
+  return delta * 1024.0 / se.weight;
+}
+
+// CFS, as in 5.15 (kernel/sched/fair.c): the smallest vruntime runs; a waking sleeper is placed
+// at most half a latency period behind min_vruntime (GENTLE_FAIR_SLEEPERS) and preempts when the
+// running thread is ahead of it by more than the wake-up granularity; at a tick the running
+// thread is preempted once it has had its share of the period (check_preempt_tick).
+class Cfs final : public FairPolicy {
+ public:
+  Cfs(TimeNs latency, TimeNs min_gran, TimeNs wakeup_gran)
+      : latency_(latency), min_gran_(min_gran), wakeup_gran_(wakeup_gran) {}
+  const char* name() const override { return "cfs"; }
+
+  void update_curr(Rq& rq, Thread& curr, TimeNs delta) override {
+    auto& se = curr.sched();
+    se.vruntime += vdelta(delta, se);
+    se.slice_exec += delta;
+    update_min(rq);
+  }
+  void place(Rq& rq, Thread& t, bool initial) override {
+    auto& se = t.sched();
+    update_min(rq);
+    if (initial) {  // START_DEBIT: a new thread starts one slice behind
+      se.vruntime = rq.min_vruntime + vdelta(slice(rq, t, 1), se);
+    } else {
+      se.vruntime = std::max(se.vruntime, rq.min_vruntime - latency_ / 2);
+    }
+  }
+  void dequeue(Rq& rq, Thread&) override { update_min(rq); }
+  Thread* pick(Rq& rq, Thread* curr) override {
+    Thread* best = curr;
+    for (Thread* t : rq.queued)
+      if (!best || t->sched().vruntime < best->sched().vruntime) best = t;
+    return best;
+  }
+  void set_next(Rq&, Thread& t) override { t.sched().slice_exec = 0; }
+  bool wakeup_preempt(Rq&, Thread& curr, Thread& wakee) override {
+    const double vdiff = curr.sched().vruntime - wakee.sched().vruntime;
+    return vdiff > vdelta(wakeup_gran_, wakee.sched());
+  }
+  bool tick_preempt(Rq& rq, Thread& curr) override {
+    const auto& se = curr.sched();
+    const TimeNs ideal = slice(rq, curr, 0);
+    if (se.slice_exec > ideal) return true;
+    if (se.slice_exec < min_gran_) return false;
+    Thread* left = nullptr;
+    for (Thread* t : rq.queued)
+      if (!left || t->sched().vruntime < left->sched().vruntime) left = t;
+    return left && se.vruntime - left->sched().vruntime > ideal;
+  }
+
+ private:
+  // sched_slice: the thread's weighted share of the period (extra: threads about to join).
+  TimeNs slice(const Rq& rq, const Thread& t, int extra) const {
+    double total = t.sched().weight;
+    std::size_t n = 1 + static_cast<std::size_t>(extra);
+    for (const Thread* q : rq.queued)
+      if (q != &t) total += q->sched().weight, ++n;
+    if (rq.curr && rq.curr != &t) total += rq.curr->sched().weight, ++n;
+    const TimeNs period = n > 8 ? static_cast<double>(n) * min_gran_ : latency_;
+    return period * t.sched().weight / total;
+  }
+  void update_min(Rq& rq) const {
+    double m = std::numeric_limits<double>::infinity();
+    if (rq.curr) m = rq.curr->sched().vruntime;
+    for (const Thread* t : rq.queued) m = std::min(m, t->sched().vruntime);
+    if (std::isfinite(m)) rq.min_vruntime = std::max(rq.min_vruntime, m);
+  }
+  TimeNs latency_, min_gran_, wakeup_gran_;
+};
+
+// EEVDF, as in 6.6+ (kernel/sched/fair.c): among the eligible threads (virtual runtime not ahead
+// of the queue's weighted average V) the earliest virtual deadline runs; a deadline is one slice
+// ahead of the thread's vruntime, renewed when reached. RUN_TO_PARITY: a thread keeps its CPU
+// until its deadline is renewed. Lag (V - vruntime) is kept across a sleep (PLACE_LAG) and a new
+// thread gets half a slice (PLACE_DEADLINE_INITIAL).
+class Eevdf final : public FairPolicy {
+ public:
+  Eevdf(TimeNs slice, TimeNs tick) : slice_(slice), tick_(tick) {}
+  const char* name() const override { return "eevdf"; }
+
+  void update_curr(Rq& rq, Thread& curr, TimeNs delta) override {
+    auto& se = curr.sched();
+    se.vruntime += vdelta(delta, se);
+    if (se.vruntime >= se.deadline) {  // update_deadline
+      se.deadline = se.vruntime + vdelta(slice_, se);
+      se.protect = false;
+    }
+    rq.avg_vruntime = avg(rq);
+  }
+  void place(Rq& rq, Thread& t, bool initial) override {
+    auto& se = t.sched();
+    const double v = avg(rq);
+    double lag = initial ? 0 : se.vlag;
+    const double load = total_weight(rq);
+    if (load > 0) lag *= (load + se.weight) / load;  // keep the lag after V moves by our weight
+    se.vruntime = v - lag;
+    se.deadline = se.vruntime + vdelta(initial ? slice_ / 2 : slice_, se);
+    se.protect = false;
+  }
+  void dequeue(Rq& rq, Thread& t) override {
+    auto& se = t.sched();
+    const double limit = vdelta(std::max(2 * slice_, tick_), se);
+    se.vlag = std::clamp(avg_with(rq, &t) - se.vruntime, -limit, limit);
+  }
+  Thread* pick(Rq& rq, Thread* curr) override {
+    const double v = avg_with(rq, curr);
+    if (curr && curr->sched().protect && curr->sched().vruntime <= v + kEps) return curr;
+    Thread* best = nullptr;
+    Thread* earliest = nullptr;  // if nobody is eligible (rounding), the earliest deadline
+    auto consider = [&](Thread* t) {
+      const auto& se = t->sched();
+      if (!earliest || se.deadline < earliest->sched().deadline) earliest = t;
+      if (se.vruntime <= v + kEps && (!best || se.deadline < best->sched().deadline)) best = t;
+    };
+    if (curr) consider(curr);
+    for (Thread* t : rq.queued) consider(t);
+    return best ? best : earliest;
+  }
+  void set_next(Rq&, Thread& t) override { t.sched().protect = true; }
+  bool wakeup_preempt(Rq& rq, Thread& curr, Thread& wakee) override { return pick(rq, &curr) == &wakee; }
+  bool tick_preempt(Rq& rq, Thread& curr) override { return pick(rq, &curr) != &curr; }
+
+ private:
+  static constexpr double kEps = 1e-6;
+  static double total_weight(const Rq& rq) {
+    double w = rq.curr ? rq.curr->sched().weight : 0;
+    for (const Thread* t : rq.queued) w += t->sched().weight;
+    return w;
+  }
+  // V over the queue and the current thread (avg_vruntime); with `extra` counted once.
+  double avg_with(Rq& rq, const Thread* extra) {
+    double w = 0, wv = 0;
+    auto add = [&](const Thread* t) {
+      w += t->sched().weight;
+      wv += t->sched().weight * t->sched().vruntime;
+    };
+    if (rq.curr) add(rq.curr);
+    for (const Thread* t : rq.queued) add(t);
+    if (extra && extra != rq.curr && std::find(rq.queued.begin(), rq.queued.end(), extra) == rq.queued.end())
+      add(extra);
+    if (w > 0) rq.avg_vruntime = wv / w;
+    return rq.avg_vruntime;
+  }
+  double avg(Rq& rq) { return avg_with(rq, nullptr); }
+  TimeNs slice_, tick_;
+};
+
+}  // namespace
+
+double nice_to_weight(int nice) {
+  static constexpr std::array<int, 40> w = {
+      88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+      3906,  3121,  2501,  1991,  1586,  1277,  1024,  820,   655,   526,   423,  335,  272,  215,
+      172,   137,   110,   87,    70,    56,    45,    36,    29,    23,    18,   15};
+  if (nice < -20 || nice > 19) throw std::invalid_argument("nice outside -20..19");
+  return w[static_cast<std::size_t>(nice + 20)];
+}
+
+CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs)
+    : spec_(spec), costs_(costs), rqs_(static_cast<std::size_t>(cpus)), idle_since_(static_cast<std::size_t>(cpus), 0) {
+  if (spec.hz <= 0) throw std::invalid_argument("scheduler: hz must be > 0");
+  tick_ns_ = 1e9 / spec.hz;
+  // SCHED_TUNABLESCALING_LOG: the granularities grow with 1 + log2 of the CPU count, up to 8 CPUs.
+  const int n = std::min(cpus, 8);
+  const double factor = 1 + std::floor(std::log2(static_cast<double>(n)));
+  slice_ns_ = spec.base_slice_ns * factor;
+  if (spec.policy == SchedPolicy::Cfs)
+    policy_ = std::make_unique<Cfs>(spec.latency_ns * factor, slice_ns_, spec.wakeup_gran_ns * factor);
+  else
+    policy_ = std::make_unique<Eevdf>(slice_ns_, tick_ns_);
+}
+
+CpuScheduler::~CpuScheduler() = default;
+
+const char* CpuScheduler::policy_name() const {
+  return policy_->name();
+}
+
+TimeNs CpuScheduler::next_tick_ns(TimeNs now) const {
+  return (std::floor(now / tick_ns_ + 1e-9) + 1) * tick_ns_;
+}
+
+std::string CpuScheduler::dump() const {
+  std::string out;
+  for (std::size_t c = 0; c < rqs_.size(); ++c) {
+    const auto& q = rqs_[c];
+    if (!q.curr && q.queued.empty()) continue;
+    out += "cpu" + std::to_string(c) + ": curr=" + (q.curr ? q.curr->name() + "(" + std::to_string(static_cast<int>(q.curr->state())) + ")" : "-");
+    if (q.curr && q.curr->waiting_lock()) {
+      const auto* l = q.curr->waiting_lock();
+      out += " waits " + l->name();
+      if (l->owner()) out += " held by " + l->owner()->name() + " on_cpu=" + std::to_string(l->owner()->sched().on_cpu) + " queued=" + std::to_string(l->owner()->sched().queued) + " state=" + std::to_string(static_cast<int>(l->owner()->state())) + " cpu=" + std::to_string(l->owner()->cpu());
+    }
+    out += " queued=";
+    for (const Thread* t : q.queued) out += t->name() + " ";
+    out += "\n";
+  }
+  return out;
+}
+
+bool CpuScheduler::idle(int cpu) const {
+  const auto& q = rqs_[static_cast<std::size_t>(cpu)];
+  return !q.curr && q.queued.empty();
+}
+
+void CpuScheduler::account_curr(Rq& q, TimeNs now) {
+  Thread* c = q.curr;
+  if (!c) return;
+  auto& se = c->sched();
+  const TimeNs delta = now - se.exec_start;
+  if (delta > 0) {
+    policy_->update_curr(q, *c, delta);
+    se.exec_start = now;
+  }
+}
+
+// select_task_rq_fair, reduced to the single cache domain of these machines: the previous CPU if
+// it is idle, else the waker's CPU if that is idle (wake_affine_idle), else any idle CPU
+// (select_idle_sibling, scanning from the previous CPU), else the previous CPU.
+int CpuScheduler::select_cpu(Thread& t, int waker_cpu) const {
+  const int prev = t.cpu();
+  if (t.sched().pinned) return prev;
+  if (idle(prev)) return prev;
+  if (waker_cpu >= 0 && waker_cpu != prev && idle(waker_cpu)) return waker_cpu;
+  const int n = static_cast<int>(rqs_.size());
+  for (int k = 1; k < n; ++k) {
+    const int c = (prev + k) % n;
+    if (idle(c)) return c;
+  }
+  return prev;
+}
+
+void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
+  enqueue(t, t.cpu(), true, now, true, at_setup);
+}
+
+void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
+  const int cpu = select_cpu(t, waker_cpu);
+  if (cpu != t.cpu()) ++migrations_;
+  enqueue(t, cpu, false, now, !by_timer);
+}
+
+void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup) {
+  auto& se = t.sched();
+  if (se.on_cpu || se.queued) throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
+  const bool migrated = se.last_cpu >= 0 && se.last_cpu != cpu;
+  t.set_cpu(cpu);
+  Rq& q = rq(cpu);
+  account_curr(q, now);
+  policy_->place(q, t, initial);
+  if (!q.curr) {  // an idle CPU: wake it
+    const TimeNs idle_for = now - idle_since_[static_cast<std::size_t>(cpu)];
+    TimeNs delay = ipi ? costs_.wakeup_latency_ns : 0;
+    if (idle_for > spec_.halt_poll_ns) delay += spec_.idle_exit_ns;
+    q.curr = &t;
+    se.on_cpu = true;
+    policy_->set_next(q, t);
+    if (at_setup) {  // already running when the scenario starts
+      t.dispatch(0, false, 0);
+      return;
+    }
+    ++idle_wakeups_;
+    ++switches_;
+    t.dispatch(delay, true, migrated ? costs_.migrate_cycles : 0);
+    return;
+  }
+  se.queued = true;
+  q.queued.push_back(&t);
+  Thread& curr = *q.curr;
+  if (policy_->wakeup_preempt(q, curr, t)) {
+    ++preemptions_;
+    curr.request_resched();
+  } else {
+    curr.rq_changed();  // it now checks for preemption at ticks
+  }
+}
+
+void CpuScheduler::block(Thread& t, TimeNs now) {
+  const int cpu = t.cpu();
+  Rq& q = rq(cpu);
+  if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " blocks but is not running");
+  account_curr(q, now);
+  policy_->dequeue(q, t);
+  t.sched().on_cpu = false;
+  t.sched().last_cpu = cpu;
+  q.curr = nullptr;
+  switch_next(cpu, &t, now);
+}
+
+void CpuScheduler::yield(Thread& t, TimeNs now) {
+  const int cpu = t.cpu();
+  Rq& q = rq(cpu);
+  if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " yields but is not running");
+  account_curr(q, now);
+  Thread* next = policy_->pick(q, &t);
+  if (next == &t || !next) {  // nobody else should run: keep going
+    t.sched().exec_start = now;
+    return;
+  }
+  ++preemptions_;
+  t.sched().on_cpu = false;
+  t.sched().last_cpu = cpu;
+  t.sched().queued = true;
+  q.curr = nullptr;
+  q.queued.push_back(&t);
+  q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
+  next->sched().queued = false;
+  dispatch(cpu, *next, &t, now, 0);
+}
+
+bool CpuScheduler::tick(Thread& t, TimeNs now) {
+  Rq& q = rq(t.cpu());
+  if (q.curr != &t) return false;
+  account_curr(q, now);
+  return !q.queued.empty() && policy_->tick_preempt(q, t);
+}
+
+void CpuScheduler::steal(int cpu, TimeNs ns) {
+  if (Thread* c = rq(cpu).curr; c && c->in_work_) c->stolen_ns_ += ns;
+}
+
+void CpuScheduler::started_running(Thread& t, TimeNs now) {
+  t.sched().exec_start = now;
+}
+
+// The CPU's current thread left: the next one runs, or an idle CPU pulls one from a busy CPU
+// (newidle balance), or it goes idle.
+void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
+  Rq& q = rq(cpu);
+  if (!q.queued.empty()) {
+    Thread* next = policy_->pick(q, nullptr);
+    q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
+    next->sched().queued = false;
+    dispatch(cpu, *next, prev, now, 0);
+    return;
+  }
+  if (Thread* pulled = pull_for(cpu)) {
+    ++migrations_;
+    const bool moved = pulled->sched().last_cpu >= 0 && pulled->sched().last_cpu != cpu;
+    pulled->set_cpu(cpu);
+    policy_->place(q, *pulled, false);
+    dispatch(cpu, *pulled, prev, now, moved ? costs_.migrate_cycles : 0);
+    return;
+  }
+  idle_since_[static_cast<std::size_t>(cpu)] = now;
+}
+
+// An unpinned thread waiting on the CPU with the longest queue (ties: lowest CPU), FIFO.
+Thread* CpuScheduler::pull_for(int cpu) {
+  int best = -1;
+  std::size_t longest = 0;
+  for (int c = 0; c < static_cast<int>(rqs_.size()); ++c) {
+    if (c == cpu) continue;
+    std::size_t movable = 0;
+    for (const Thread* t : rqs_[static_cast<std::size_t>(c)].queued)
+      if (!t->sched().pinned) ++movable;
+    if (movable > longest) longest = movable, best = c;
+  }
+  if (best < 0) return nullptr;
+  Rq& src = rq(best);
+  for (auto it = src.queued.begin(); it != src.queued.end(); ++it) {
+    Thread* t = *it;
+    if (t->sched().pinned) continue;
+    src.queued.erase(it);
+    t->sched().queued = false;
+    policy_->dequeue(src, *t);  // keeps its lag for the new queue
+    t->sched().last_cpu = best;
+    return t;
+  }
+  return nullptr;
+}
+
+void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles) {
+  Rq& q = rq(cpu);
+  q.curr = &next;
+  next.sched().on_cpu = true;
+  policy_->set_next(q, next);
+  const bool switched = prev != &next;
+  if (switched) ++switches_;
+  next.dispatch(0, switched, migrate_cycles);
+  (void)now;
+}
+
+}  // namespace uringsim::sim

@@ -1,0 +1,121 @@
+#pragma once
+// The CPU scheduler: which thread runs on each CPU, one at a time, as Linux's fair class decides
+// (kernel/sched/fair.c). Per-CPU run queues; a policy (CFS before 6.6, EEVDF from 6.6) orders them,
+// decides wake-up and tick preemption, and places woken threads; unpinned threads are placed on
+// idle CPUs when they wake (select_task_rq_fair) and pulled by CPUs that go idle (newidle
+// balance). Waking an idle CPU costs the wake-up latency, plus the idle-exit latency when it
+// had halted. See docs/models/scheduler.md.
+//
+// This is decision logic only: it runs in the context of whichever simulated thread acts, at that
+// thread's current date, and tells threads to run through Thread::dispatch().
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/types.hpp"
+
+namespace uringsim::sim {
+
+class Thread;
+
+// Per-thread state the scheduler keeps (struct sched_entity, reduced).
+struct SchedEntity {
+  double weight = 1024;  // load weight (nice 0 = 1024)
+  double vruntime = 0;   // virtual runtime, ns scaled by 1024 / weight
+  double deadline = 0;   // EEVDF virtual deadline
+  double vlag = 0;       // EEVDF lag saved at dequeue, restored at the next enqueue
+  TimeNs exec_start = 0;  // when it last started running
+  TimeNs slice_exec = 0;  // runtime since it was last picked (CFS tick preemption)
+  bool protect = false;   // EEVDF RUN_TO_PARITY: picked, deadline not yet renewed
+  bool on_cpu = false;    // the CPU's current thread (running or being switched in)
+  bool queued = false;    // waiting in a run queue
+  bool pinned = true;
+  int last_cpu = -1;
+};
+
+// Ordering of one CPU's run queue: the fair class's algorithm of an era.
+class FairPolicy {
+ public:
+  struct Rq;  // one CPU's queue, as the policy sees it
+  virtual ~FairPolicy() = default;
+  virtual const char* name() const = 0;
+  // The running thread ran `delta` ns more.
+  virtual void update_curr(Rq& rq, Thread& curr, TimeNs delta) = 0;
+  // `t` joins the queue after a wake-up (initial: a new thread).
+  virtual void place(Rq& rq, Thread& t, bool initial) = 0;
+  // `t` leaves the queue to sleep (or to migrate).
+  virtual void dequeue(Rq& rq, Thread& t) = 0;
+  // Who runs next among the queued threads and `curr` (nullptr if curr is not runnable).
+  virtual Thread* pick(Rq& rq, Thread* curr) = 0;
+  virtual void set_next(Rq& rq, Thread& t) = 0;  // t was picked
+  virtual bool wakeup_preempt(Rq& rq, Thread& curr, Thread& wakee) = 0;
+  virtual bool tick_preempt(Rq& rq, Thread& curr) = 0;  // at a tick, with others queued
+};
+
+struct FairPolicy::Rq {
+  std::vector<Thread*> queued;  // runnable, not running, in arrival order
+  Thread* curr = nullptr;       // running (or being switched in)
+  double min_vruntime = 0;      // CFS
+  double avg_vruntime = 0;      // EEVDF: last computed V (used when the queue is empty)
+};
+
+class CpuScheduler {
+ public:
+  CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs);
+  ~CpuScheduler();
+
+  const SchedSpec& spec() const { return spec_; }
+  const char* policy_name() const;
+  TimeNs tick_ns() const { return tick_ns_; }
+  TimeNs next_tick_ns(TimeNs now) const;  // the first tick strictly after `now`
+  TimeNs base_slice_ns() const { return slice_ns_; }
+
+  // A new thread wants its first CPU (wake_up_new_task). at_setup: it exists when the scenario
+  // starts (spawned before the run), so it starts without a wake-up.
+  void start(Thread& t, TimeNs now, bool at_setup);
+  // The running thread `t` goes to sleep: its CPU runs the next thread or goes idle.
+  void block(Thread& t, TimeNs now);
+  // `t` became runnable: woken by a thread on waker_cpu (-1: from outside the machine), or by its
+  // own timer (by_timer: the timer fires on its CPU, so no wake-up IPI).
+  void wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer = false);
+  // The running thread `t` is preempted: back into its queue; the CPU picks again.
+  void yield(Thread& t, TimeNs now);
+  // A tick while `t` runs: true if it should be preempted now.
+  bool tick(Thread& t, TimeNs now);
+  // `t` starts running after its dispatch (and its switch-in delay).
+  void started_running(Thread& t, TimeNs now);
+  // An interrupt handler ran `ns` on `cpu`: its current thread's work ends that much later.
+  void steal(int cpu, TimeNs ns);
+  bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
+  bool idle(int cpu) const;
+
+  std::string dump() const;  // every CPU's current thread and queue, for debugging
+  // Counters for run_info and tests.
+  std::uint64_t context_switches() const { return switches_; }
+  std::uint64_t migrations() const { return migrations_; }
+  std::uint64_t preemptions() const { return preemptions_; }
+  std::uint64_t idle_wakeups() const { return idle_wakeups_; }
+
+ private:
+  FairPolicy::Rq& rq(int cpu) { return rqs_[static_cast<std::size_t>(cpu)]; }
+  void account_curr(FairPolicy::Rq& q, TimeNs now);
+  int select_cpu(Thread& t, int waker_cpu) const;
+  void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false);
+  void switch_next(int cpu, Thread* prev, TimeNs now);
+  void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
+  Thread* pull_for(int cpu);
+
+  SchedSpec spec_;
+  PrimitiveCosts costs_;
+  std::unique_ptr<FairPolicy> policy_;
+  std::vector<FairPolicy::Rq> rqs_;
+  std::vector<TimeNs> idle_since_;
+  TimeNs tick_ns_;
+  TimeNs slice_ns_;  // base slice after the kernel's scaling by CPU count
+  std::uint64_t switches_ = 0, migrations_ = 0, preemptions_ = 0, idle_wakeups_ = 0;
+};
+
+// The weight of a nice value (kernel/sched/core.c sched_prio_to_weight), nice 0 = 1024.
+double nice_to_weight(int nice);
+
+}  // namespace uringsim::sim
