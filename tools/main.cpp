@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
       "Write the scenario equivalent to a fio job (io_uring engine), from a job file or --cmdline");
   add_import_fio_options(*imp_cmd, imp);
 
+  HostCommandOptions host;
+  auto* host_cmd = app.add_subcommand(
+      "host",
+      "Run a scenario's workload on this machine's kernel (io_uring); write DIR/results.json like run");
+  add_host_options(*host_cmd, host);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,5 +77,6 @@ int main(int argc, char** argv) {
   if (*rep_cmd) return cmd_report(rep);
   if (*imp_cmd) return cmd_import_fio(imp);
   if (*twn_cmd) return cmd_twin(twn);
+  if (*host_cmd) return cmd_host(host);
   return 2;
 }
