@@ -26,6 +26,7 @@ struct RunOptions {
   std::string trace_file;         // --trace: Chrome/Perfetto timeline
   std::string trace_window;       // --trace-window-ms a:b
   bool allow_violations = false;  // exit 0 even if the design-review checks failed
+  std::string calibration;        // --calibration FILE; "" = none
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);
