@@ -50,6 +50,11 @@ int main(int argc, char** argv) {
       "Write the scenario equivalent to a fio job (io_uring engine), from a job file or --cmdline");
   add_import_fio_options(*imp_cmd, imp);
 
+  CalibrateOptions cal;
+  auto* cal_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine's kernel costs with micro-benchmarks; write a calibration file");
+  add_calibrate_options(*cal_cmd, cal);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -65,5 +70,6 @@ int main(int argc, char** argv) {
   if (*mrg_cmd) return cmd_merge(mrg);
   if (*rep_cmd) return cmd_report(rep);
   if (*imp_cmd) return cmd_import_fio(imp);
+  if (*cal_cmd) return cmd_calibrate(cal);
   return 2;
 }

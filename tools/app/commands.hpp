@@ -107,4 +107,13 @@ struct ImportFioOptions {
 void add_import_fio_options(CLI::App& cmd, ImportFioOptions& o);
 int cmd_import_fio(const ImportFioOptions& o);
 
+// `uringsim calibrate`: micro-benchmarks of this machine's kernel costs -> a calibration file.
+struct CalibrateOptions {
+  std::string out = "out/calibration.json";
+  bool quick = false;  // ~10x fewer repetitions: a few seconds
+  bool quiet = false;  // no progress lines and no table
+};
+void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o);
+int cmd_calibrate(const CalibrateOptions& o);
+
 }  // namespace uringsim::app
