@@ -1,6 +1,11 @@
 #include "config/json_text.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
@@ -130,6 +135,17 @@ std::string pointer_append(const std::string& pointer, std::string_view token) {
       out += c;
   }
   return out;
+}
+
+std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": cannot read: I/O error");
+  return text.str();
 }
 
 std::string show_pointer(const std::string& pointer) {

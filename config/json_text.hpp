@@ -12,6 +12,9 @@ namespace uringsim::config {
 // "<source>: <pointer>: duplicate key".
 nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& source);
 
+// A user's input file, whole; InputError "<path>: cannot read: <why>" (missing, a directory, I/O).
+std::string read_input_file(const std::string& path);
+
 // JSON pointer helpers for messages.
 std::string pointer_append(const std::string& pointer, std::string_view token);  // escapes ~ and /
 std::string show_pointer(const std::string& pointer);                            // "" -> "(top level)"

@@ -1,11 +1,5 @@
 #include "config/scenario.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -25,14 +19,7 @@ const nlohmann::json& Scenario::at(const std::string& json_pointer) const {
 }
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& opts) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read: I/O error");
-  return load_scenario_text(text.str(), path, opts);
+  return load_scenario_text(read_input_file(path), path, opts);
 }
 
 Scenario load_scenario_text(std::string_view text, const std::string& source, const LoadOptions& opts) {
@@ -62,13 +49,26 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
                                  names.empty() ? "the file defines no variants"
                                                : fmt::format("variants: {}", fmt::join(names, ", "))));
 
+  // The machine measured replaces the machine described; --set may still change it.
+  if (opts.calibration) {
+    if (!doc.contains("machine")) doc["machine"] = ojson::object();
+    doc["machine"]["cores"] = opts.calibration->machine.cores;
+    doc["machine"]["ghz"] = opts.calibration->machine.ghz;
+  }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
   // Each --set value passed its own field's check; this catches combinations, e.g. a changed tag.
-  if (!opts.sets.empty()) {
-    std::string label = opts.variant.empty()
-                            ? fmt::format("{} (with --set)", source)
-                            : fmt::format("{} (variant {}, with --set)", source, opts.variant);
+  if (!opts.sets.empty() || opts.calibration) {
+    std::string with = opts.calibration ? "with --calibration " + opts.calibration->source : "";
+    if (!opts.sets.empty()) with += with.empty() ? "with --set" : " and --set";
+    std::string label = opts.variant.empty() ? fmt::format("{} ({})", source, with)
+                                             : fmt::format("{} (variant {}, {})", source, opts.variant, with);
     validate(schema, root, doc, "", label);
+  }
+  // Calibrated costs fill what the scenario (and --set) left to the defaults.
+  if (opts.calibration) {
+    if (!doc.contains("costs")) doc["costs"] = ojson::object();
+    for (const auto& [key, c] : opts.calibration->costs)
+      if (!doc["costs"].contains(key)) doc["costs"][key] = c.value;
   }
   fill_defaults(schema, root, doc);
   if (opts.seed) doc["seed"] = *opts.seed;
@@ -79,6 +79,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   // Through text: the ordered document was only needed for document-order checking.
   s.doc = nlohmann::json::parse(doc.dump());
   for (const auto& [key, value] : s.doc.at("costs").items()) s.costs.set(key, value.get<double>());
+  if (opts.calibration) s.calibration = opts.calibration->provenance();
   return s;
 }
 

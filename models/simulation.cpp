@@ -193,6 +193,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["source"] = "simulation";
   r["tool"] = {{"name", "uringsim"}, {"version", tool_version}};
   r["scenario"] = doc;
+  if (!scenario.calibration.is_null()) r["calibration"] = scenario.calibration;
   r["variant"] = scenario.variant;
   r["seed"] = doc.at("seed");
   // SimGrid's clock runs on to the end date even after a deadlock stopped every thread.

@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
       "host",
       "Run a scenario's workload on this machine's kernel (io_uring); write DIR/results.json like run");
   add_host_options(*host_cmd, host);
+  CalibrateOptions cal;
+  auto* cal_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine's kernel costs with micro-benchmarks; write a calibration file");
+  add_calibrate_options(*cal_cmd, cal);
 
   try {
     app.parse(argc, argv);
@@ -78,5 +82,6 @@ int main(int argc, char** argv) {
   if (*imp_cmd) return cmd_import_fio(imp);
   if (*twn_cmd) return cmd_twin(twn);
   if (*host_cmd) return cmd_host(host);
+  if (*cal_cmd) return cmd_calibrate(cal);
   return 2;
 }

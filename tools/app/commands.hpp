@@ -26,6 +26,7 @@ struct RunOptions {
   std::string trace_file;         // --trace: Chrome/Perfetto timeline
   std::string trace_window;       // --trace-window-ms a:b
   bool allow_violations = false;  // exit 0 even if the design-review checks failed
+  std::string calibration;        // --calibration FILE; "" = none
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);
@@ -145,5 +146,13 @@ struct HostCommandOptions {
 };
 void add_host_options(CLI::App& cmd, HostCommandOptions& o);
 int cmd_host(const HostCommandOptions& o);
+// `uringsim calibrate`: micro-benchmarks of this machine's kernel costs -> a calibration file.
+struct CalibrateOptions {
+  std::string out = "out/calibration.json";
+  bool quick = false;  // ~10x fewer repetitions: a few seconds
+  bool quiet = false;  // no progress lines and no table
+};
+void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o);
+int cmd_calibrate(const CalibrateOptions& o);
 
 }  // namespace uringsim::app

@@ -99,10 +99,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       "Print where request latency goes, stage by stage, at the mean and for requests at or beyond p99");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
+  add_calibration_option(cmd, o.calibration);
 }
 
 int cmd_run(const RunOptions& o) {
-  const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed);
+  const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed, o.calibration);
   if (!loaded) return kExitBadInput;
   const config::Scenario& scenario = *loaded;
 
