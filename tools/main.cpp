@@ -50,6 +50,12 @@ int main(int argc, char** argv) {
       "Write the scenario equivalent to a fio job (io_uring engine), from a job file or --cmdline");
   add_import_fio_options(*imp_cmd, imp);
 
+  ExportFioOptions exp;
+  auto* exp_cmd = app.add_subcommand(
+      "export-fio",
+      "Write the fio job file equivalent to a scenario's fio workload (the inverse of import-fio)");
+  add_export_fio_options(*exp_cmd, exp);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -65,5 +71,6 @@ int main(int argc, char** argv) {
   if (*mrg_cmd) return cmd_merge(mrg);
   if (*rep_cmd) return cmd_report(rep);
   if (*imp_cmd) return cmd_import_fio(imp);
+  if (*exp_cmd) return cmd_export_fio(exp);
   return 2;
 }

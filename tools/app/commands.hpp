@@ -106,4 +106,15 @@ struct ImportFioOptions {
 void add_import_fio_options(CLI::App& cmd, ImportFioOptions& o);
 int cmd_import_fio(const ImportFioOptions& o);
 
+// `uringsim export-fio`: the fio job file of a scenario's fio workload (docs/import-fio.md, Export).
+struct ExportFioOptions {
+  std::string scenario;
+  std::string variant;
+  std::vector<std::string> sets;
+  std::string out;     // "" = standard output
+  std::string target;  // filename= (with size= unless a block device); "" = none
+};
+void add_export_fio_options(CLI::App& cmd, ExportFioOptions& o);
+int cmd_export_fio(const ExportFioOptions& o);
+
 }  // namespace uringsim::app
