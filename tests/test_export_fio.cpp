@@ -175,6 +175,7 @@ TEST_CASE("export-fio: a target is filename= (colons escaped) with size= for a f
   auto lines = option_lines(scenario_to_fio(s, eo));
   CHECK(has_line(lines, "filename=/tmp/a\\:b"));
   CHECK(has_line(lines, "size=1048576"));
+  CHECK_THAT(scenario_to_fio(s, eo), Contains("where not at their defaults:\n; (none)\n\n["));
   eo.target = "/dev/nvme0n1";
   eo.size_bytes = 0;
   lines = option_lines(scenario_to_fio(s, eo));

@@ -206,6 +206,7 @@ std::string scenario_to_fio(const config::Scenario& scenario, const ExportOption
                     pct.dump(), kFioMaxPercentiles));
   }
 
+  for (const auto& extra : options.extra_options) lines.push_back(extra);
   if (!options.target.empty()) {
     lines.push_back("filename=" + filename_value(options.target));
     if (options.size_bytes > 0) lines.push_back(fmt::format("size={}", options.size_bytes));
@@ -224,6 +225,7 @@ std::string scenario_to_fio(const config::Scenario& scenario, const ExportOption
       "\n; uringsim import-fio reads it back. Scenario fields fio has no option for, where not at their "
       "defaults:\n";
   for (const auto& n : notes) out += n + "\n";
+  if (notes.empty()) out += "; (none)\n";
   out += "\n[" + section_name(doc.at("name").get<std::string>()) + "]\n";
   for (const auto& l : lines) out += l + "\n";
   return out;

@@ -5,6 +5,7 @@
 // machine, the drive's tables, costs) are listed as comments at the top of the file.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/scenario.hpp"
 
@@ -17,6 +18,9 @@ constexpr std::uint64_t kDefaultFileBytes = 256ull << 20;
 struct ExportOptions {
   std::string target;            // filename=; "" = none (the comments say to pass one)
   std::uint64_t size_bytes = 0;  // size=; 0 = none (a block device: fio uses all of it)
+  // Options the caller adds after the scenario's, as written ("unified_rw_reporting=both"): the host
+  // runner's reporting. import-fio does not read them.
+  std::vector<std::string> extra_options;
 };
 
 // The job file text for a loaded (checked, defaults-filled) scenario. Pure: no I/O. InputError for a
