@@ -190,6 +190,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   RunOutput out;
   nlohmann::json& r = out.results;
   r = metrics.to_json();
+  r["source"] = "simulation";
   r["tool"] = {{"name", "uringsim"}, {"version", tool_version}};
   r["scenario"] = doc;
   r["variant"] = scenario.variant;

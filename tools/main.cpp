@@ -56,6 +56,12 @@ int main(int argc, char** argv) {
       "Write the fio job file equivalent to a scenario's fio workload (the inverse of import-fio)");
   add_export_fio_options(*exp_cmd, exp);
 
+  HostCommandOptions host;
+  auto* host_cmd = app.add_subcommand(
+      "host",
+      "Run a scenario's workload on this machine's kernel (io_uring); write DIR/results.json like run");
+  add_host_options(*host_cmd, host);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -72,5 +78,6 @@ int main(int argc, char** argv) {
   if (*rep_cmd) return cmd_report(rep);
   if (*imp_cmd) return cmd_import_fio(imp);
   if (*exp_cmd) return cmd_export_fio(exp);
+  if (*host_cmd) return cmd_host(host);
   return 2;
 }

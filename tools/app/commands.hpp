@@ -117,4 +117,21 @@ struct ExportFioOptions {
 void add_export_fio_options(CLI::App& cmd, ExportFioOptions& o);
 int cmd_export_fio(const ExportFioOptions& o);
 
+// `uringsim host`: the scenario's workload on this machine's kernel (docs/host.md). Exit codes:
+// 0 ok; 2 bad input, a model-only field or io_uring unavailable; 1 a failed run; 128 + signal
+// when interrupted (SIGINT 130, SIGTERM 143). Nothing is written unless it exits 0.
+struct HostCommandOptions {
+  std::string scenario;
+  std::string out_dir;  // "" = out/<scenario-name>[/<variant>]/host
+  std::string variant;
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  bool ignore_model_fields = false;
+  std::string target;       // fio only
+  double wait_quiet_s = 0;  // --wait-quiet
+  bool quiet = false;
+};
+void add_host_options(CLI::App& cmd, HostCommandOptions& o);
+int cmd_host(const HostCommandOptions& o);
+
 }  // namespace uringsim::app
