@@ -106,14 +106,13 @@ json fio_results(const json& fio, const config::Scenario& s) {
   f["jobs"] = s.at("/workload/numjobs");
   f["version"] = fio.value("fio version", "");
   std::uint64_t ios = 0;
-  double iops = 0, runtime_ms = 0;
+  double runtime_ms = 0;
   for (const char* dir : {"read", "write"}) {
     const json& d = need(job, dir, "job");
     const bool used = std::strcmp(dir, "read") == 0 ? reads : writes;
     if (!used && need(d, "total_ios", dir).get<std::uint64_t>() == 0) continue;
     f[dir] = direction(d);
     ios += d.at("total_ios").get<std::uint64_t>();
-    iops += d.at("iops").get<double>();
     runtime_ms = std::max(runtime_ms, need(d, "runtime", dir).get<double>());
   }
   f["cpu"] = {{"usr_pct", need(job, "usr_cpu", "job")}, {"sys_pct", need(job, "sys_cpu", "job")}};
@@ -128,6 +127,9 @@ json fio_results(const json& fio, const config::Scenario& s) {
     throw std::runtime_error(fmt::format("fio's JSON output has no job.{} (fio older than 3.27?)", lat_dir));
   r["latency_us"] = lat_us(need(*it, "lat_ns", lat_dir), &wanted);
   r["latency_us"].erase("stdev");  // not in the simulator's latency_us
+  // fio's lat samples include the few I/Os in flight when its window closes; the run's count is the
+  // window's completions, as in the simulator (fio's own count stays in fio.<dir>.lat_us.count).
+  r["latency_us"]["count"] = ios;
 
   const double warmup_ms = s.at("/warmup_ms").get<double>();
   r["window"] = {{"start_ms", warmup_ms},
@@ -135,7 +137,8 @@ json fio_results(const json& fio, const config::Scenario& s) {
                  {"seconds", runtime_ms / 1e3},
                  {"completions", ios},
                  {"submitted", ios}};
-  r["throughput"] = {{"ops_per_s", iops}};
+  // Completions over fio's window: fio's IOPS, unrounded (its JSON rounds them to 6 decimals).
+  r["throughput"] = {{"ops_per_s", runtime_ms > 0 ? static_cast<double>(ios) / (runtime_ms / 1e3) : 0.0}};
   // fio reports the I/Os of its window only, all completed (in-flight ones are reaped before it
   // reports; an I/O error ends the job, caught above).
   r["requests"] = {{"submitted", ios}, {"completed", ios}, {"failed", 0}, {"in_flight_at_end", 0}};

@@ -29,6 +29,7 @@
 #include "host/fio_report.hpp"
 #include "host/guard.hpp"
 #include "host/machine_info.hpp"
+#include "host/model_fields.hpp"
 #include "host/proc_stats.hpp"
 #include "host/quiet.hpp"
 #include "tools/app/scenario_to_fio.hpp"
@@ -206,6 +207,22 @@ void probe_read(const std::string& path, const Job& job, std::uint64_t file_size
                     "needs poll queues "
                     "(nvme.poll_queues), or --set workload.hipri=false",
                     path, errno_text(-res)));
+}
+
+// Kernel knobs this kernel has but fio sets no option for, where the scenario asks for something
+// other than what fio then gets.
+std::vector<ModelField> fio_model_fields(const config::Scenario& s, const Job& job) {
+  std::vector<ModelField> out;
+  auto add = [&](const std::string& path, const std::string& why) { out.push_back({path, s.at(path), why}); };
+  if (job.sqpoll && s.at("/kernel/sqpoll/idle_us").get<double>() != 1e6)
+    add("/kernel/sqpoll/idle_us",
+        "stock fio has no option for sq_thread_idle: it passes 0, which the kernel takes as 1 s");
+  if (s.at("/kernel/ring/cq_entries").get<int>() != 0)
+    add("/kernel/ring/cq_entries", "fio sizes its rings from iodepth and sets no CQ size");
+  for (const char* path : {"/kernel/iowq/max_bound", "/kernel/iowq/max_unbound"})
+    if (s.at(path).get<int>() != 0)
+      add(path, "fio does not limit io-wq workers (IORING_REGISTER_IOWQ_MAX_WORKERS)");
+  return out;
 }
 
 struct Target {
@@ -387,13 +404,16 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
     throw config::InputError(
         fmt::format("{}: /workload/type: expected \"fio\", got {}", s.source, json(type).dump()));
   const Job job = job_of(s);
+  const MachineInfo machine = machine_info();
+  std::vector<ModelField> model_fields = model_only_fields(s, machine);
+  for (auto& f : fio_model_fields(s, job)) model_fields.push_back(std::move(f));
+  const json ignored = check_model_fields(s, model_fields, o.ignore_model_fields);
   const std::string fio_path = find_on_path("fio");
   if (fio_path.empty())
     throw Unavailable("fio is not installed (no fio on PATH; Debian: apt-get install fio)");
   require_io_uring({});
   require_cpu(s, "workload.cpus_allowed");
   if (job.sqpoll) require_cpu(s, "workload.sqthread_poll_cpu");
-  const MachineInfo machine = machine_info();
 
   RunGuard guard(o.quiet_wait_s + kFillBudgetS + job.ramp_s + job.runtime_s + kFioMarginS);
   const TempDir dir;  // destroyed before the guard: on every way out, Interrupted included
@@ -450,9 +470,17 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
 
   const FioOutput out = split_fio_output(read_text(out_path));
   json r = fio_results(out.json, s);
-  const CpuWindow cw = a && b ? cpu_window(*a, *b) : CpuWindow{};
+  CpuWindow cw = a && b ? cpu_window(*a, *b) : CpuWindow{};
+  // Without both snapshots (fio's threads ended early), fio's own account: usr + sys per job thread.
+  const bool cpu_from_proc = a && b;
+  if (!cpu_from_proc) {
+    const double pct = (r["/fio/cpu/usr_pct"_json_pointer].get<double>() +
+                        r["/fio/cpu/sys_pct"_json_pointer].get<double>()) *
+                       job.numjobs;
+    cw.cpu = {{"total_pct", pct}, {"by_thread", {{"fio_pct", pct}}}};
+  }
   r["source"] = "host";
-  r["tool"] = {{"name", "uringsim"}};
+  r["tool"] = {{"name", "uringsim"}, {"version", o.tool_version}};
   r["scenario"] = s.doc;
   r["variant"] = s.variant;
   r["seed"] = s.at("/seed");
@@ -468,20 +496,22 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   info["wall_s"] = wall_s;
   info["other_cpu_pct"] = cw.other_cpu_pct ? json(*cw.other_cpu_pct) : json();
   info["quiet_wait"] = quiet.to_json();
-  info["ignored_fields"] = json::array();
+  info["ignored_fields"] = ignored;
   info["peak_rss_bytes"] = analysis::peak_rss_bytes();
   std::string command;
   for (const auto& arg : argv) command += fmt::format("{}{}", command.empty() ? "" : " ", arg);
-  info["fio"] = {{"path", fio_path},
-                 {"version", r["fio"]["version"]},
-                 {"command", command},
-                 {"job_file", job_text},
-                 {"target", target.path},
-                 {"target_created", target.created},
-                 {"size_bytes", target.size_bytes},
-                 {"exit", describe_wait_status(status)},
-                 {"cpu_window_s", a && b ? json({seconds(a->t - t_spawn), seconds(b->t - t_spawn)}) : json()},
-                 {"threads_exited_in_window", cw.threads_exited}};
+  info["fio"] = {
+      {"path", fio_path},
+      {"version", r["fio"]["version"]},
+      {"command", command},
+      {"job_file", job_text},
+      {"target", target.path},
+      {"target_created", target.created},
+      {"size_bytes", target.size_bytes},
+      {"exit", describe_wait_status(status)},
+      {"cpu_source", cpu_from_proc ? "/proc" : "fio"},
+      {"cpu_window_s", cpu_from_proc ? json({seconds(a->t - t_spawn), seconds(b->t - t_spawn)}) : json()},
+      {"threads_exited_in_window", cw.threads_exited}};
 
   HostRun run;
   run.summary = summary(r, info);

@@ -31,9 +31,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The scenario text of a fio workload; its machine is this one (machine.cores is a model-only field
+// the runner refuses when it differs), unless `top` says otherwise.
+std::string scenario_text(const std::string& workload, const std::string& top = "") {
+  const std::string machine =
+      top.find("\"machine\"") == std::string::npos
+          ? fmt::format(R"("machine": {{"cores": {}}}, )", ::sysconf(_SC_NPROCESSORS_ONLN))
+          : "";
+  return R"({"name": "host-fio", )" + machine + top + R"("workload": {"type": "fio", )" + workload + "}}";
+}
+
 uringsim::config::Scenario scenario(const std::string& workload, const std::string& top = "") {
-  return uringsim::config::load_scenario_text(
-      R"({"name": "host-fio", )" + top + R"("workload": {"type": "fio", )" + workload + "}}", "test.json");
+  return uringsim::config::load_scenario_text(scenario_text(workload, top), "test.json");
 }
 
 // Why this machine cannot run fio on io_uring, or "".
@@ -198,10 +207,12 @@ TEST_CASE("host fio: an unreachable target is Unavailable, naming it, and nothin
     CHECK_THAT(unavailable_of([&] { uringsim::host::run_fio(w, o); }),
                Contains("target " + read_only + ": not writable"));
   }
-  // A CPU this machine does not have.
+  // A CPU this machine does not have (machine.cores, which the model needs for it, is ignored).
   const auto pinned =
       scenario(R"("rw": "randread", "cpus_allowed": 4095)", R"("machine": {"cores": 4096}, )");
-  CHECK_THAT(unavailable_of([&] { uringsim::host::run_fio(pinned, quiet_options()); }),
+  HostOptions ignoring = quiet_options();
+  ignoring.ignore_model_fields = true;
+  CHECK_THAT(unavailable_of([&] { uringsim::host::run_fio(pinned, ignoring); }),
              Contains("/workload/cpus_allowed: CPU 4095 is not available here"));
   // Nothing was left in the temporary directory.
   CHECK(fs::is_empty(tmp));
@@ -314,4 +325,74 @@ TEST_CASE("host fio: a fio that does not finish is stopped at the hard timeout, 
   REQUIRE(pid_file >> pid);
   CHECK(::kill(pid, 0) == -1);  // gone, and reaped
   CHECK(fs::is_empty(tmp));
+}
+
+TEST_CASE("host fio: model-only fields, and knobs fio has no option for, are refused unless ignored") {
+  SKIP_UNLESS_FIO();
+  const auto tmp = own_tmpdir("host-fio-model-fields");
+  uringsim::config::LoadOptions lo;
+  lo.variant = "with";
+  const auto seed =
+      uringsim::config::load_scenario_file(testing::source_path("scenarios/seeds/sqpoll-deputy.json"), lo);
+  std::string msg;
+  try {
+    uringsim::host::run_fio(seed, quiet_options());
+  } catch (const uringsim::config::InputError& e) {
+    msg = e.what();
+  }
+  CHECK_THAT(msg, Contains("/kernel/era: \"5.15\" is a model-only field"));
+  CHECK_THAT(msg, Contains("/kernel/sqpoll/deputy: true"));
+  // The SQ thread's idle time: the real kernel has it, stock fio has no option for it.
+  CHECK_THAT(msg, Contains("/kernel/sqpoll/idle_us: 110 is a model-only field the host cannot honour (stock "
+                           "fio has no option"));
+  CHECK_THAT(msg, Contains("--ignore-model-fields"));
+  // Ignored, the run goes on to what this machine lacks: CPU 35 (or polled I/O, or fio's failure).
+  HostOptions ignoring = quiet_options();
+  ignoring.ignore_model_fields = true;
+  CHECK_THAT(unavailable_of([&] { uringsim::host::run_fio(seed, ignoring); }),
+             Contains("CPU 35 is not available"));
+  CHECK(fs::is_empty(tmp));
+}
+
+TEST_CASE("host fio: `uringsim host` exits 2 and writes nothing for an unreachable target or a missing fio") {
+  const auto dir = testing::fresh_dir("host-fio-cli");
+  { std::ofstream(dir / "s.json") << scenario_text(R"("rw": "randread")", R"("duration_ms": 100, )"); }
+  const auto out = dir / "out";
+  const std::string missing = (dir / "nowhere" / "file").string();
+  auto r = testing::run_cli("host " + (dir / "s.json").string() + " --quiet --target " + missing + " --out " +
+                            out.string());
+  INFO(r.output);
+  if (const auto why = cannot_run_fio(); !why.empty()) {
+    WARN("fio cannot run here (" << why << "): only the exit code is checked");
+  } else {
+    CHECK_THAT(r.output, Contains("target " + missing));
+  }
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(fs::exists(out));
+  // fio missing from PATH.
+  r = testing::run_shell("PATH=" + dir.string() + " " + std::string(URINGSIM_EXE) + " host " +
+                         (dir / "s.json").string() + " --quiet --out " + out.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("fio is not installed"));
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("host fio: `uringsim host` writes results that pass the results schema") {
+  SKIP_UNLESS_FIO();
+  const auto dir = testing::fresh_dir("host-fio-cli-run");
+  {
+    std::ofstream(dir / "s.json") << scenario_text(R"("rw": "randread", "iodepth": 2)",
+                                                   R"("duration_ms": 200, "warmup_ms": 20, )");
+  }
+  const auto r = testing::run_cli("host " + (dir / "s.json").string() + " --out " + (dir / "out").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("IOPS"));  // the summary, and fio's report
+  const auto results = json::parse(testing::slurp(dir / "out" / "results.json"));
+  CHECK(results["source"] == "host");
+  CHECK(results["/tool/version"_json_pointer].get<std::string>() != "");
+  CHECK(results["/fio/read/ios"_json_pointer].get<std::uint64_t>() > 0);
+  const auto info = json::parse(testing::slurp(dir / "out" / "run_info.json"));
+  CHECK(info["ignored_fields"] == json::array());
+  CHECK_THAT(info["/fio/job_file"_json_pointer].get<std::string>(), Contains("iodepth=2"));
 }
