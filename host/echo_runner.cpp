@@ -512,15 +512,11 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
   std::vector<EventLog*> logs;
   for (auto& c : clients) logs.push_back(&c->log());
 
-  const FrameResult run = run_frame(
-      s, o, guard, 1 + p.client_threads,
-      [&](Startup& st) {
-        std::vector<std::thread> t;
-        t.push_back(st.spawn([&] { server.main(st); }));
-        for (auto& c : clients) t.push_back(st.spawn([&st, c = c.get()] { c->main(st); }));
-        return t;
-      },
-      logs);
+  auto spawn = [&](Startup& st, std::vector<std::thread>& running) {
+    running.push_back(st.spawn([&] { server.main(st); }));
+    for (auto& c : clients) running.push_back(st.spawn([&st, c = c.get()] { c->main(st); }));
+  };
+  const FrameResult run = run_frame(s, o, guard, 1 + p.client_threads, spawn, logs);
 
   HostRun out;
   out.results = host_results(s, o, run);

@@ -112,10 +112,8 @@ HostRun run_nop(const config::Scenario& s, const HostOptions& o) {
 
   RunGuard guard(run_limit_s(s, o));
   NopLoop loop(s, guard);
-  auto spawn = [&](Startup& st) {
-    std::vector<std::thread> t;
-    t.push_back(st.spawn([&] { loop.main(st); }));
-    return t;
+  auto spawn = [&](Startup& st, std::vector<std::thread>& running) {
+    running.push_back(st.spawn([&] { loop.main(st); }));
   };
   const FrameResult run = run_frame(s, o, guard, 1, spawn, {&loop.log()});
 

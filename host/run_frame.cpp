@@ -22,8 +22,7 @@ analysis::MetricsConfig host_metrics_config(const config::Scenario& s) {
 }
 
 FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard& guard, int threads,
-                      const std::function<std::vector<std::thread>(Startup&)>& spawn,
-                      const std::vector<EventLog*>& logs) {
+                      const SpawnThreads& spawn, const std::vector<EventLog*>& logs) {
   FrameResult r;
   r.metrics.emplace(host_metrics_config(s));
   analysis::RunMetrics& metrics = *r.metrics;
@@ -38,7 +37,18 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   plan.sample_step_ns = std::max(1e6, metrics.config().interval_ns / 10);
 
   Startup startup(threads, guard);
-  std::vector<std::thread> running = spawn(startup);
+  std::vector<std::thread> running;
+  auto stop_and_join = [&] {
+    guard.request_stop();
+    for (auto& t : running) t.join();
+  };
+  try {
+    spawn(startup, running);
+  } catch (...) {  // e.g. no more threads: call off those already started
+    startup.call_off();
+    stop_and_join();
+    throw;
+  }
   auto drain = [&] {
     for (auto* log : logs) log->drain_into(metrics);
   };
@@ -50,8 +60,7 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   } else {
     startup.call_off();
   }
-  guard.request_stop();
-  for (auto& t : running) t.join();
+  stop_and_join();
   drain();
 
   guard.throw_if_aborted();

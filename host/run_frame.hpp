@@ -34,10 +34,11 @@ double run_limit_s(const config::Scenario& scenario, const HostOptions& options)
 
 analysis::MetricsConfig host_metrics_config(const config::Scenario& scenario);
 
-// spawn: starts the workload's threads with startup.spawn (each calls ready() then wait_go());
-// `threads` is how many. logs: what they record, drained every sampling step.
+// spawn: starts the workload's threads with startup.spawn (each calls ready() then wait_go()) and
+// adds them to `running`, so that they are joined even if starting a later one fails; `threads` is
+// how many. logs: what they record, drained every sampling step.
+using SpawnThreads = std::function<void(Startup& startup, std::vector<std::thread>& running)>;
 FrameResult run_frame(const config::Scenario& scenario, const HostOptions& options, RunGuard& guard,
-                      int threads, const std::function<std::vector<std::thread>(Startup&)>& spawn,
-                      const std::vector<EventLog*>& logs);
+                      int threads, const SpawnThreads& spawn, const std::vector<EventLog*>& logs);
 
 }  // namespace uringsim::host
