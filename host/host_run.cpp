@@ -1,6 +1,7 @@
 #include "host/host_run.hpp"
 
 #include "host/echo_runner.hpp"
+#include "host/fio_runner.hpp"
 #include "host/nop_runner.hpp"
 
 namespace uringsim::host {
@@ -10,8 +11,7 @@ HostRun run_scenario(const config::Scenario& scenario, const HostOptions& option
   const std::string type = scenario.at("/workload/type").get<std::string>();
   if (type == "echo") return run_echo(scenario, options);
   if (type == "nop") return run_nop(scenario, options);
-  if (type == "fio")
-    throw Unavailable(scenario.source + ": /workload/type: the fio host runner is not built in");
+  if (type == "fio") return run_fio(scenario, options);
   throw Unavailable(scenario.source + ": /workload/type: the host runner has no \"" + type +
                     "\" workload (it runs echo, nop and fio)");
 }

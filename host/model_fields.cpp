@@ -81,7 +81,11 @@ std::vector<ModelField> model_only_fields(const config::Scenario& s, const Machi
 }
 
 nlohmann::json check_model_fields(const config::Scenario& s, const MachineInfo& m, bool ignore) {
-  const auto fields = model_only_fields(s, m);
+  return check_model_fields(s, model_only_fields(s, m), ignore);
+}
+
+nlohmann::json check_model_fields(const config::Scenario& s, const std::vector<ModelField>& fields,
+                                  bool ignore) {
   nlohmann::json listed = nlohmann::json::array();
   for (const auto& f : fields) listed.push_back({{"path", f.path}, {"value", f.value}, {"why", f.why}});
   if (ignore || fields.empty()) return listed;

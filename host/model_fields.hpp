@@ -26,5 +26,9 @@ std::vector<ModelField> model_only_fields(const config::Scenario& scenario, cons
 // Without `ignore`: throws config::InputError naming every such field, one line each. With it:
 // returns them as [{path, value, why}] for run_info.json's ignored_fields ([] if none).
 nlohmann::json check_model_fields(const config::Scenario& scenario, const MachineInfo& machine, bool ignore);
+// The same for a given list: model_only_fields and a runner's own (the fio runner's, for knobs
+// fio has no option for).
+nlohmann::json check_model_fields(const config::Scenario& scenario, const std::vector<ModelField>& fields,
+                                  bool ignore);
 
 }  // namespace uringsim::host

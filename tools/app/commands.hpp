@@ -130,6 +130,17 @@ struct ImportFioOptions {
 void add_import_fio_options(CLI::App& cmd, ImportFioOptions& o);
 int cmd_import_fio(const ImportFioOptions& o);
 
+// `uringsim export-fio`: the fio job file of a scenario's fio workload (docs/import-fio.md, Export).
+struct ExportFioOptions {
+  std::string scenario;
+  std::string variant;
+  std::vector<std::string> sets;
+  std::string out;     // "" = standard output
+  std::string target;  // filename= (with size= unless a block device); "" = none
+};
+void add_export_fio_options(CLI::App& cmd, ExportFioOptions& o);
+int cmd_export_fio(const ExportFioOptions& o);
+
 // `uringsim host`: the scenario's workload on this machine's kernel (docs/host.md). Exit codes:
 // 0 ok; 2 bad input, a model-only field or io_uring unavailable; 1 a failed run; 128 + signal
 // when interrupted (SIGINT 130, SIGTERM 143). Nothing is written unless it exits 0.
