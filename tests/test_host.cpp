@@ -17,6 +17,7 @@
 
 #include "analysis/results_check.hpp"
 #include "cli_helpers.hpp"
+#include "host_helpers.hpp"
 #include "config/scenario.hpp"
 #include "host/duration_sampler.hpp"
 #include "host/guard.hpp"
@@ -29,22 +30,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// io_uring usable here? If not, the reason (printed by the tests that skip).
-std::string host_unavailable_reason() {
-  io_uring ring{};
-  const int rc = io_uring_queue_init(4, &ring, 0);
-  if (rc < 0)
-    return uringsim::host::io_uring_unavailable_reason(uringsim::host::read_io_uring_disabled(), -rc);
-  io_uring_queue_exit(&ring);
-  return "";
-}
-
-bool host_available() {
-  const std::string why = host_unavailable_reason();
-  if (!why.empty()) WARN("skipped: io_uring is not available here: " << why);
-  return why.empty();
-}
 
 std::string nproc() {
   return std::to_string(::sysconf(_SC_NPROCESSORS_ONLN));

@@ -53,6 +53,7 @@ struct CompareOptions {
   std::vector<std::string> sets;
   bool quiet = false;
   bool allow_violations = false;  // passed to each run: a failed design-review check is not a failed point
+  std::string calibration;        // --calibration FILE, passed to each run
 };
 void add_compare_options(CLI::App& cmd, CompareOptions& o);
 int cmd_compare(const CompareOptions& o);

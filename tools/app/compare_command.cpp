@@ -54,13 +54,14 @@ void add_compare_options(CLI::App& cmd, CompareOptions& o) {
   cmd.add_option("--out", o.out_dir, "Output directory (default: out/<scenario-name>/compare)");
   cmd.add_option("--set", o.sets, "Override a field in every run: dotted.path=value (repeatable)")
       ->take_all();
+  add_calibration_option(cmd, o.calibration);
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Pass --allow-violations to every run: runs whose design-review checks fail still count");
 }
 
 int cmd_compare(const CompareOptions& o) {
   namespace fs = std::filesystem;
-  const auto loaded = load_for_command(o.scenario, "", o.sets, std::nullopt);
+  const auto loaded = load_for_command(o.scenario, "", o.sets, std::nullopt, o.calibration);
   if (!loaded) return kExitBadInput;
   const config::Scenario& base = *loaded;
   std::vector<std::string> variants = split_list(o.variants);
@@ -87,6 +88,7 @@ int cmd_compare(const CompareOptions& o) {
           "--out",    dir,   "--seed",   std::to_string(base_seed + static_cast<std::uint64_t>(i))};
       if (!v.empty()) c.insert(c.end(), {"--variant", v});
       for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
+      if (!o.calibration.empty()) c.insert(c.end(), {"--calibration", o.calibration});
       if (o.allow_violations) c.push_back("--allow-violations");
       cmds.push_back(std::move(c));
       which.emplace_back(v, i);

@@ -24,6 +24,7 @@
 #include "analysis/io.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/load_scenario.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/study_metrics.hpp"
 #include "tools/app/sweep.hpp"
@@ -331,8 +332,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "No progress output");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Pass --allow-violations to every run: points whose design-review checks fail still count");
-  cmd.add_option("--calibration", o.calibration,
-                 "Calibration file (uringsim calibrate) applied to every run; see docs/host.md");
+  add_calibration_option(cmd, o.calibration);
 }
 
 int cmd_sweep(const SweepOptions& o) {
@@ -364,12 +364,15 @@ int cmd_sweep(const SweepOptions& o) {
   }
 
   std::string file_bytes, calibration_hash;
+  std::optional<config::Calibration> calibration;
   config::Scenario base;
   try {
     if (!o.calibration.empty()) calibration_hash = sweep::hex64(sweep::fnv1a(read_text_file(o.calibration)));
     file_bytes = read_text_file(o.scenario);
     config::LoadOptions lo;
     lo.sets = o.sets;
+    if (!o.calibration.empty()) calibration = config::load_calibration_file(o.calibration);
+    lo.calibration = calibration;
     base = config::load_scenario_file(o.scenario, lo);
   } catch (const std::exception& e) {  // InputError, or a file that cannot be read
     std::cerr << "error: " << e.what() << "\n";
@@ -394,6 +397,7 @@ int cmd_sweep(const SweepOptions& o) {
       try {
         config::LoadOptions lo;
         lo.sets = o.sets;
+        lo.calibration = calibration;
         lo.sets.push_back(g.path + "=" + v);
         (void)config::load_scenario_file(o.scenario, lo);
       } catch (const config::InputError& e) {
@@ -422,6 +426,7 @@ int cmd_sweep(const SweepOptions& o) {
         config::LoadOptions lo;
         lo.variant = v;
         lo.sets = o.sets;
+        lo.calibration = calibration;
         lo.sets.insert(lo.sets.end(), grid_sets.begin(), grid_sets.end());
         seed = config::load_scenario_file(o.scenario, lo).doc.at("seed").get<std::uint64_t>();
       } catch (const config::InputError& e) {

@@ -158,8 +158,9 @@ int cmd_twin_report(const ReportOptions& o) {
 
     h += "<h2>Errors</h2>\n<div class=\"scroll\"><table "
          "class=\"data\"><thead><tr><th>metric</th><th>points</th>"
-         "<th>median |error| %</th><th>worst |error| %</th></tr></thead><tbody>\n";
-    for (const auto& [m, s] : twin.value("summary", json::object()).items())
+         "<th>median |error|</th><th>worst |error|</th></tr></thead><tbody>\n";
+    const json summary = twin.value("summary", json::object());
+    for (const auto& [m, s] : summary.items())
       h += "<tr><td>" + html_escape(m) + "</td><td class=\"n\">" + s.at("points").dump() +
            "</td><td class=\"n\">" + num(s.at("median_abs_rel_error_pct")) + "</td><td class=\"n\">" +
            num(s.at("worst_abs_rel_error_pct")) + "</td></tr>\n";
