@@ -17,6 +17,9 @@
 namespace uringsim::models {
 namespace {
 
+static_assert(config::kMaxTimeSeriesIntervals == analysis::RunMetrics::kMaxIntervals,
+              "the loader refuses what the metrics cannot hold");
+
 sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   sim::PrimitiveCosts p;
   p.spin_lock_fast_cycles = c.get("spin_lock_fast_cycles");

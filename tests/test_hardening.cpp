@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli_helpers.hpp"
+#include "config/schema.hpp"
 
 using namespace testing;
 namespace fs = std::filesystem;
@@ -14,6 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kMm1 = source_path("scenarios/validation/mm1.json");
+const std::string kEcho = source_path("scenarios/seeds/async-hybrid.json");
+const std::string kFio = source_path("scenarios/seeds/sqpoll-deputy.json");
 
 // Runs the tool with these arguments, without a shell (an argument may be 130 000 characters),
 // stdout and stderr together.
@@ -42,8 +46,45 @@ std::string nested(std::size_t depth) {
   return std::string(depth, '[') + std::string(depth, ']');
 }
 
+// A scripted scenario whose one thread runs `step` (a JSON object) after starting at start_us.
+std::string script_scenario(const std::string& step, const std::string& start_us = "0") {
+  return R"({"name": "script-limits", "warmup_ms": 0, "duration_ms": 5, "machine": {"cores": 1},
+    "workload": {"type": "script", "locks": [{"name": "L", "kind": "spin"}],
+      "threads": [{"name": "t", "start_us": )" +
+         start_us + R"(, "steps": [)" + step + "]}]}}";
+}
+
+// `uringsim run` that must be refused as bad input naming `needle`, writing nothing.
+void expect_refused(const fs::path& dir, const std::vector<std::string>& args, const std::string& needle) {
+  const fs::path out = dir / "out";
+  std::vector<std::string> a = {"run"};
+  a.insert(a.end(), args.begin(), args.end());
+  a.insert(a.end(), {"--quiet", "--out", out.string()});
+  // timeout: before the fixes some of these hung instead of failing.
+  std::string cmd = "timeout 120 " + std::string(URINGSIM_EXE);
+  for (const auto& x : a) cmd += " '" + x + "'";
+  const auto r = run_shell(cmd);
+  INFO(cmd);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(needle) != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
 void write(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
+}
+
+// Every number (not integer) spec in the tree, with its path.
+void number_specs(const uringsim::config::Spec& s, const std::string& path,
+                  std::vector<std::pair<std::string, const uringsim::config::Spec*>>& out) {
+  using uringsim::config::SpecType;
+  if (s.type == SpecType::Number) out.emplace_back(path, &s);
+  for (const auto& f : s.fields) number_specs(*f.spec, path + "." + f.name, out);
+  for (const auto& v : s.variants)
+    for (const auto& f : v.fields) number_specs(*f.spec, path + "." + v.tag_value + "." + f.name, out);
+  if (s.items) number_specs(*s.items, path + "[]", out);
+  if (s.values) number_specs(*s.values, path + ".NAME", out);
 }
 
 }  // namespace
@@ -74,4 +115,93 @@ TEST_CASE("hardening: JSON nested 100 000 deep is refused with its line and colu
                            (dir / "topology.dot").string()});
   INFO(g.output.substr(0, 2000));
   CHECK(g.exit_code == 0);
+}
+
+TEST_CASE("hardening: every number field of the schema has a finite upper bound") {
+  std::vector<std::pair<std::string, const uringsim::config::Spec*>> specs;
+  const auto& schema = uringsim::config::Schema::get();
+  number_specs(schema.root(), "", specs);
+  for (const auto& [name, spec] : schema.definitions()) number_specs(*spec, name, specs);
+  REQUIRE(specs.size() > 20);
+  for (const auto& [path, spec] : specs) {
+    INFO(path);
+    const auto& hi = spec->max ? spec->max : spec->max_exclusive;
+    REQUIRE(hi.has_value());
+    CHECK(std::isfinite(hi->get<double>()));
+    CHECK(hi->get<double>() <= 1e13);
+  }
+}
+
+TEST_CASE("hardening: values that became infinite durations are refused when the scenario loads") {
+  const auto dir = fresh_dir("hardening-durations");
+  const std::string fast = "duration_ms=5";
+  expect_refused(dir,
+                 {kMm1, "--set", fast, "--set", R"(workload.service={"kind":"constant","value_us":1e308})"},
+                 "/workload/service/value_us");
+  expect_refused(dir,
+                 {kMm1, "--set", fast, "--set", R"(workload.arrival={"kind":"constant","value_us":1e308})"},
+                 "/workload/arrival/value_us");
+  expect_refused(
+      dir, {kMm1, "--set", fast, "--set", R"(workload.service={"kind":"lognormal","mean_us":5,"sigma":1e3})"},
+      "/workload/service/sigma");
+  expect_refused(dir,
+                 {kEcho, "--set", fast, "--variant", "hybrid", "--set", "kernel.iowq.idle_timeout_ms=1e308"},
+                 "/kernel/iowq/idle_timeout_ms");
+  expect_refused(dir,
+                 {kEcho, "--set", fast, "--variant", "hybrid", "--set", "workload.server_work_cycles=1e308"},
+                 "/workload/server_work_cycles");
+  expect_refused(dir, {kMm1, "--set", fast, "--set", "costs.wake_cycles=1e308"}, "/costs/wake_cycles");
+  expect_refused(dir, {kMm1, "--set", fast, "--set", "machine.ghz=1e-300"}, "/machine/ghz");
+  expect_refused(dir, {kFio, "--set", fast, "--set", "workload.rate_iops=1e-300"}, "/workload/rate_iops");
+  write(dir / "sleep.json", script_scenario(R"({"op": "sleep", "time_us": 1e308})"));
+  expect_refused(dir, {(dir / "sleep.json").string()}, "/workload/threads/0/steps/0/time_us");
+  write(dir / "start.json", script_scenario(R"({"op": "compute", "work_cycles": 10})", "1e308"));
+  expect_refused(dir, {(dir / "start.json").string()}, "/workload/threads/0/start_us");
+  write(dir / "compute.json", script_scenario(R"({"op": "compute", "work_cycles": 1e308})"));
+  expect_refused(dir, {(dir / "compute.json").string()}, "/workload/threads/0/steps/0/work_cycles");
+}
+
+TEST_CASE("hardening: more threads than the machine can run is refused, saying what limits them") {
+  const auto dir = fresh_dir("hardening-threads");
+  // The schema's own bound.
+  expect_refused(dir, {source_path("scenarios/validation/mmc.json"), "--set", "workload.servers=40000"},
+                 "/workload/servers");
+}
+
+TEST_CASE("hardening: window and interval problems are bad input, found before the run") {
+  const auto dir = fresh_dir("hardening-window");
+  expect_refused(dir, {kMm1, "--set", "duration_ms=2e8"}, "/duration_ms");
+  expect_refused(dir, {kMm1, "--set", "warmup_ms=1e17"}, "/warmup_ms");
+  expect_refused(dir, {kMm1, "--set", "measure.interval_ms=1e-308"}, "/measure/interval_ms");
+  expect_refused(dir, {kMm1, "--set", "duration_ms=1000000", "--set", "measure.interval_ms=0.01"},
+                 "/measure/interval_ms");
+  expect_refused(dir, {kMm1, "--set", "duration_ms=1e-300"}, "/duration_ms");
+}
+
+TEST_CASE("hardening: a scenario name must be a safe directory name") {
+  const auto dir = fresh_dir("hardening-names");
+  fs::create_directories(dir / "a" / "b");
+  for (const std::string& name :
+       std::vector<std::string>{"..", "../../x", "", ".", "a/b", "x y", std::string(101, 'n')}) {
+    INFO("name " << name);
+    write(dir / "s.json", R"({"name": )" + nlohmann::json(name).dump() + R"(, "duration_ms": 5,
+      "workload": {"type": "queue", "servers": 1, "arrival": {"kind": "exponential", "mean_us": 10},
+                   "service": {"kind": "constant", "value_us": 5}}})");
+    // The default output directory is out/NAME, relative to where the tool runs.
+    const auto r = run_shell("cd " + (dir / "a" / "b").string() + " && " + URINGSIM_EXE + " run " +
+                             (dir / "s.json").string() + " --quiet");
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("/name: expected a name of 1 to 100 characters") != std::string::npos);
+    std::size_t files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+    CHECK(files == 1);  // s.json only
+  }
+  // import-fio makes a valid name from a job name that is not one.
+  const auto imp =
+      run_cli("import-fio --cmdline \"fio --name=my/rand\\ read --ioengine=io_uring --rw=randread\" -o " +
+              (dir / "imported.json").string());
+  INFO(imp.output);
+  REQUIRE(imp.exit_code == 0);
+  CHECK(nlohmann::json::parse(slurp(dir / "imported.json"))["name"] == "my_rand_read");
 }
