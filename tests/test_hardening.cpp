@@ -18,6 +18,7 @@ namespace {
 const std::string kMm1 = source_path("scenarios/validation/mm1.json");
 const std::string kEcho = source_path("scenarios/seeds/async-hybrid.json");
 const std::string kFio = source_path("scenarios/seeds/sqpoll-deputy.json");
+const std::string kNop = source_path("scenarios/validation/iowq-nop.json");
 
 // Runs the tool with these arguments, without a shell (an argument may be 130 000 characters),
 // stdout and stderr together.
@@ -166,6 +167,31 @@ TEST_CASE("hardening: more threads than the machine can run is refused, saying w
   // The schema's own bound.
   expect_refused(dir, {source_path("scenarios/validation/mmc.json"), "--set", "workload.servers=40000"},
                  "/workload/servers");
+  // The machine's: 8 GiB of address space holds fewer than 1000 actor stacks of 8 MiB.
+  const auto r =
+      run_shell("ulimit -v 8388608 && " + std::string(URINGSIM_EXE) + " run " +
+                source_path("scenarios/validation/mmc.json") +
+                " --set workload.servers=5000 --set duration_ms=5 --quiet --out " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("this machine can run at most") != std::string::npos);
+  CHECK(r.output.find("vm.max_map_count") != std::string::npos);
+  CHECK(r.output.find("ulimit -v") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("hardening: a run whose simulated time stops advancing fails, naming the threads") {
+  const auto dir = fresh_dir("hardening-livelock");
+  std::string cmd = "timeout 200 " + std::string(URINGSIM_EXE) + " run " + kNop +
+                    " --variant inline --set duration_ms=10 --quiet --out " + (dir / "out").string();
+  for (const char* c : {"app_cqe_cycles", "app_sqe_prep_cycles", "cqe_post_cycles", "mutex_fast_cycles",
+                        "nop_issue_cycles", "spin_lock_fast_cycles", "sqe_submit_cycles", "syscall_cycles"})
+    cmd += std::string(" --set costs.") + c + "=0";
+  const auto r = run_shell(cmd);
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("no progress in simulated time") != std::string::npos);
+  CHECK(r.output.find("nop_test") != std::string::npos);
 }
 
 TEST_CASE("hardening: window and interval problems are bad input, found before the run") {
