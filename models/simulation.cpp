@@ -201,6 +201,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   if (timeline) analysis::write_file_atomic(trace->path, timeline->to_json());
 
   RunOutput out;
+  if (timeline) out.trace_events = timeline->size();
   nlohmann::json& r = out.results;
   r = metrics.to_json();
   r["tool"] = {{"name", "uringsim"}, {"version", tool_version}};

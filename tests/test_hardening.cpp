@@ -194,7 +194,7 @@ TEST_CASE("hardening: a run whose simulated time stops advancing fails, naming t
   CHECK(r.output.find("nop_test") != std::string::npos);
 }
 
-TEST_CASE("hardening: window and interval problems are bad input, found before the run") {
+TEST_CASE("hardening: window, interval and --trace problems are bad input, found before the run") {
   const auto dir = fresh_dir("hardening-window");
   expect_refused(dir, {kMm1, "--set", "duration_ms=2e8"}, "/duration_ms");
   expect_refused(dir, {kMm1, "--set", "warmup_ms=1e17"}, "/warmup_ms");
@@ -202,6 +202,24 @@ TEST_CASE("hardening: window and interval problems are bad input, found before t
   expect_refused(dir, {kMm1, "--set", "duration_ms=1000000", "--set", "measure.interval_ms=0.01"},
                  "/measure/interval_ms");
   expect_refused(dir, {kMm1, "--set", "duration_ms=1e-300"}, "/duration_ms");
+  fs::create_directories(dir / "tracedir");
+  expect_refused(dir, {kMm1, "--set", "duration_ms=5", "--trace", (dir / "tracedir").string()}, "--trace");
+}
+
+TEST_CASE("hardening: --trace-window-ms refuses NaN and infinities and warns when it holds nothing") {
+  const auto dir = fresh_dir("hardening-trace-window");
+  const std::string trace = (dir / "t.json").string();
+  for (const char* w : {"nan:1", "0:nan", "0:inf", "-inf:1"})
+    expect_refused(dir, {kMm1, "--set", "duration_ms=5", "--trace", trace, "--trace-window-ms", w},
+                   "--trace-window-ms");
+  CHECK_FALSE(fs::exists(trace));
+  // A window after the end of the run: the run goes on, with a warning about the empty timeline.
+  const auto r = run_cli("run " + kMm1 + " --set duration_ms=5 --set warmup_ms=1 --quiet --trace " + trace +
+                         " --trace-window-ms 50:60 --out " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("warning: --trace-window-ms 50:60 starts after the run ends") != std::string::npos);
+  CHECK(r.output.find("holds no event") != std::string::npos);
 }
 
 TEST_CASE("hardening: a scenario name must be a safe directory name") {
