@@ -1,5 +1,6 @@
 #include "sim/engine.hpp"
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
@@ -100,7 +101,13 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
                      a3 = "--log=root.thres:critical", a4 = "--cfg=network/model:Constant";
   static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
   int argc = 5;
+  // SimGrid installs a SIGINT handler that exits with status 1, as a failure would, and even when
+  // SIGINT was ignored (a background job): keep the disposition this process was started with, so
+  // an interrupted run dies of the signal and one that ignores SIGINT still does.
+  struct sigaction sigint_before {};
+  sigaction(SIGINT, nullptr, &sigint_before);
   impl_->engine = new simgrid::s4u::Engine(&argc, argv);  // lives until the process exits
+  sigaction(SIGINT, &sigint_before, nullptr);
   capacity_ = ThreadCapacity::of_this_process(
       static_cast<std::uint64_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024);
   auto* zone = simgrid::s4u::create_full_zone("machine");

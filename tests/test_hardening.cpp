@@ -1,11 +1,17 @@
 // Input hardening (issue 15): inputs that crashed, hung or misled the tool before. Each case runs
 // the binary, as a user would, and checks the exit code, the message and that nothing is written.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <map>
+#include <thread>
 
 #include "cli_helpers.hpp"
 #include "config/schema.hpp"
@@ -248,4 +254,68 @@ TEST_CASE("hardening: a scenario name must be a safe directory name") {
   INFO(imp.output);
   REQUIRE(imp.exit_code == 0);
   CHECK(nlohmann::json::parse(slurp(dir / "imported.json"))["name"] == "my_rand_read");
+}
+
+TEST_CASE(
+    "hardening: compare resumes after Ctrl-C, keeping finished runs, with progress and no temporaries") {
+  const auto dir = fresh_dir("hardening-compare");
+  const auto tmp = dir / "tmp", out = dir / "out";
+  fs::create_directories(tmp);
+  const std::string args =
+      " compare " + kMm1 +
+      " --variants rho08,rho09 --reps 2 --jobs 1 --set duration_ms=300 --set warmup_ms=10";
+  const std::string env = "TMPDIR=" + tmp.string() + " ";
+  // The results of the runs compare has marked finished (run.json, written after the run ended).
+  auto finished_runs = [&] {
+    std::vector<fs::path> v;
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(out / "runs", ec))
+      if (e.path().filename() == "run.json") v.push_back(e.path().parent_path() / "results.json");
+    return v;
+  };
+
+  // Ctrl-C reaches the whole foreground process group: compare and its children.
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    setenv("TMPDIR", tmp.c_str(), 1);
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execl("/bin/sh", "sh", "-c",
+          (std::string("exec ") + URINGSIM_EXE + args + " --out " + out.string()).c_str(), nullptr);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (finished_runs().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(-pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(fs::is_empty(tmp));
+  CHECK_FALSE(fs::exists(out / "compare.json"));
+  const auto kept = finished_runs();
+  REQUIRE(kept.size() >= 1);
+  REQUIRE(kept.size() < 4);  // else the interrupt came too late to test anything
+  std::map<fs::path, std::string> before;
+  for (const auto& p : kept)
+    before[p] = slurp(p) + std::to_string(fs::last_write_time(p).time_since_epoch().count());
+
+  const auto r = run_shell(env + URINGSIM_EXE + args + " --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("compare: 4/4 done (" + std::to_string(kept.size()) + " skipped, 0 failed)") !=
+        std::string::npos);
+  for (const auto& [p, state] : before) {
+    INFO(p);
+    CHECK(slurp(p) + std::to_string(fs::last_write_time(p).time_since_epoch().count()) == state);
+  }
+  CHECK(fs::is_empty(tmp));
+  // Resumed, it gives what one uninterrupted compare gives.
+  const auto fresh = run_shell(env + URINGSIM_EXE + args + " --out " + (dir / "fresh").string());
+  REQUIRE(fresh.exit_code == 0);
+  CHECK(slurp(out / "compare.json") == slurp(dir / "fresh" / "compare.json"));
+  CHECK(slurp(out / "compare.csv") == slurp(dir / "fresh" / "compare.csv"));
 }

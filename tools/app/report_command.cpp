@@ -21,6 +21,7 @@
 #include "tools/app/read_file.hpp"
 #include "tools/app/report_util.hpp"
 #include "tools/app/study_metrics.hpp"
+#include "tools/app/subprocess.hpp"
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
@@ -673,6 +674,8 @@ int cmd_report(const ReportOptions& o) {
           "io-wq plots skipped: no run has the time series iowq.unbound.workers or "
           "iowq.unbound.queued (the workload does not use io-wq).");
     analysis::write_file_atomic(out, render(dir, pg, figs, notes));
+  } catch (const Interrupted& e) {
+    return 128 + e.signal;  // gnuplot's temporary directory went with `gp`
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitFailed;

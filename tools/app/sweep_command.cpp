@@ -2,22 +2,14 @@
 // replications, one `uringsim run` child per point, resumable and shardable; `uringsim merge` joins
 // shard directories. Both derive sweep.csv / sweep.json only from DIR/sweep_spec.json and the
 // finished points, so a merge of shards is byte-identical to one full sweep.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -26,24 +18,12 @@
 #include "tools/app/commands.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/study_metrics.hpp"
+#include "tools/app/study_runs.hpp"
+#include "tools/app/subprocess.hpp"
 #include "tools/app/sweep.hpp"
-
-extern char** environ;
 
 namespace uringsim::app {
 namespace sweep {
-
-std::uint64_t fnv1a(std::string_view data, std::uint64_t h) {
-  for (const unsigned char c : data) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-std::string hex64(std::uint64_t h) {
-  return fmt::format("{:016x}", h);
-}
 
 namespace {
 
@@ -130,44 +110,6 @@ std::string safe_id(const std::string& raw) {
   return out;
 }
 
-void run_each(const std::vector<Job>& jobs, int parallel,
-              const std::function<void(std::size_t, const ChildResult&)>& on_done) {
-  if (parallel < 1) parallel = 1;
-  std::map<pid_t, std::size_t> running;
-  std::size_t next = 0;
-  auto start = [&](std::size_t i) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, jobs[i].log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<char*> argv;
-    for (const auto& a : jobs[i].argv) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("cannot start " + jobs[i].argv[0]);
-    running[pid] = i;
-  };
-  while (next < jobs.size() || !running.empty()) {
-    while (next < jobs.size() && static_cast<int>(running.size()) < parallel) start(next++);
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) throw std::runtime_error("waitpid failed");
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const std::size_t i = it->second;
-    running.erase(it);
-    ChildResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::ifstream f(jobs[i].log_path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    r.output = ss.str();
-    on_done(i, r);
-  }
-}
-
 }  // namespace sweep
 
 namespace {
@@ -184,27 +126,11 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-// A point is finished when its point.json carries the expected hash and its results.json exists
-// (results.json is renamed into place before point.json is written, so this order is safe).
-bool point_done(const fs::path& dir, const json& point) {
-  std::error_code ec;
-  if (!fs::exists(dir / "results.json", ec) || !fs::exists(dir / "point.json", ec)) return false;
-  try {
-    return json::parse(read_text_file(dir / "point.json")).value("scenario_hash", "") ==
-           point.at("scenario_hash");
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+// A point's marker: its presence with the point's hash is what marks the point finished.
+constexpr const char* kMarker = "point.json";
 
-// Hidden temporaries of write_file_atomic (".name.tmp.pid.n") left behind by a killed writer.
-void remove_stale_temps(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const auto name = e.path().filename().string();
-    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos)
-      fs::remove(e.path(), ec);
-  }
+bool point_done(const fs::path& dir, const json& point) {
+  return study::run_finished(dir, kMarker, point.at("scenario_hash").get<std::string>());
 }
 
 // sweep.csv and sweep.json from the spec and whichever points are finished in `out`.
@@ -260,57 +186,6 @@ void write_outputs(const std::string& out, const json& spec) {
   analysis::write_file_atomic(out + "/sweep.csv", csv);
   analysis::write_file_atomic(out + "/sweep.json", analysis::dump_json(sj));
 }
-
-// One line on a terminal (redrawn with \r), else a plain line per update for logs.
-class Progress {
- public:
-  Progress(std::size_t total, std::size_t to_run, bool quiet)
-      : total_(total),
-        to_run_(to_run),
-        quiet_(quiet),
-        tty_(isatty(2) != 0),
-        t0_(std::chrono::steady_clock::now()) {}
-  void skipped(std::size_t n) { skipped_ += n; }
-  void finished(bool ok) { (ok ? ran_ : failed_)++; }
-  void note(const std::string& msg) {  // a message on its own line, not mixed into the bar
-    if (tty_ && drawn_) std::cerr << "\r\033[K";
-    std::cerr << msg << "\n";
-    if (tty_ && drawn_) draw();
-  }
-  void draw() {
-    if (quiet_) return;
-    const std::size_t done = skipped_ + ran_ + failed_;
-    const auto eta = eta_text();
-    if (tty_) {
-      constexpr int kWidth = 30;
-      const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
-      std::cerr << fmt::format("\r\033[Ksweep [{}{}] {}/{} done, {} skipped, {} failed, eta {}",
-                               std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total_,
-                               skipped_, failed_, eta);
-      drawn_ = true;
-    } else {
-      std::cerr << fmt::format("sweep: {}/{} done ({} skipped, {} failed) eta {}\n", done, total_, skipped_,
-                               failed_, eta);
-    }
-    std::cerr.flush();
-  }
-  void end() {
-    if (tty_ && drawn_) std::cerr << "\n";
-  }
-
- private:
-  std::string eta_text() const {
-    const std::size_t finished = ran_ + failed_;
-    if (finished >= to_run_) return "0s";
-    if (finished == 0) return "?";
-    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    return fmt::format("{:.0f}s",
-                       el / static_cast<double>(finished) * static_cast<double>(to_run_ - finished));
-  }
-  std::size_t total_, to_run_, skipped_ = 0, ran_ = 0, failed_ = 0;
-  bool quiet_, tty_, drawn_ = false;
-  std::chrono::steady_clock::time_point t0_;
-};
 
 }  // namespace
 
@@ -400,7 +275,7 @@ int cmd_sweep(const SweepOptions& o) {
     }
 
   // Enumeration order: grids as given (the first varies slowest), then variants, then reps.
-  const std::string file_hash = sweep::hex64(sweep::fnv1a(file_bytes));
+  const std::string file_hash = study::file_hash(file_bytes);
   json points = json::array();
   std::vector<std::size_t> combo(grids.size(), 0);
   for (bool more = true; more;) {
@@ -431,17 +306,15 @@ int cmd_sweep(const SweepOptions& o) {
         std::string raw = id_grid;
         if (!v.empty()) raw += ",variant=" + v;
         raw += ",rep=" + std::to_string(r);
-        // Everything that determines the run's results: the file's bytes and every override.
-        std::string key = "file=" + file_hash + "\nvariant=" + v + "\nseed=" + std::to_string(s) + "\n";
-        for (const auto& x : o.sets) key += "set=" + x + "\n";
-        for (const auto& x : grid_sets) key += "set=" + x + "\n";
+        std::vector<std::string> sets = o.sets;
+        sets.insert(sets.end(), grid_sets.begin(), grid_sets.end());
         points.push_back({{"index", points.size()},
                           {"id", sweep::safe_id(raw)},
                           {"grid", grid_json},
                           {"variant", v},
                           {"rep", r},
                           {"seed", s},
-                          {"scenario_hash", sweep::hex64(sweep::fnv1a(key))}});
+                          {"scenario_hash", study::run_hash(file_hash, v, s, sets)}});
       }
     }
     more = false;
@@ -479,7 +352,7 @@ int cmd_sweep(const SweepOptions& o) {
       std::cerr << "sweep: " << out << " held a different sweep; replacing its spec (points with the same "
                 << "hash are kept)\n";
     analysis::write_file_atomic(out + "/" + kSpecFile, spec_text);
-    remove_stale_temps(out);
+    study::remove_stale_temps(out);
   } catch (const std::exception& e) {
     std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
     return kExitFailed;
@@ -492,26 +365,22 @@ int cmd_sweep(const SweepOptions& o) {
     if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
       todo.push_back(i);
 
-  std::vector<sweep::Job> jobs;
+  std::vector<Job> jobs;
   for (const auto i : todo) {
     const auto& p = points[i];
     const fs::path dir = fs::path(out) / "points" / p.at("id").get<std::string>();
     std::error_code ec;
     fs::create_directories(dir, ec);
-    remove_stale_temps(dir);
-    std::vector<std::string> c = {
-        self_exe(), "run",        o.scenario, "--quiet",
-        "--out",    dir.string(), "--seed",   std::to_string(p.at("seed").get<std::uint64_t>())};
-    if (!p.at("variant").get<std::string>().empty()) c.insert(c.end(), {"--variant", p.at("variant")});
-    for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
-    if (o.allow_violations) c.push_back("--allow-violations");
-    for (const auto& g : grids)
-      c.insert(c.end(), {"--set", g.path + "=" + p.at("grid").at(g.path).get<std::string>()});
-    jobs.push_back({std::move(c), (dir / "run.log").string()});
+    study::remove_stale_temps(dir);
+    std::vector<std::string> sets = o.sets;
+    for (const auto& g : grids) sets.push_back(g.path + "=" + p.at("grid").at(g.path).get<std::string>());
+    jobs.push_back({study::run_command(o.scenario, dir.string(), p.at("seed").get<std::uint64_t>(),
+                                       p.at("variant").get<std::string>(), sets, o.allow_violations),
+                    study::log_path(dir)});
   }
 
   const int par = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Progress progress(mine.size(), todo.size(), o.quiet);
+  study::Progress progress("sweep", mine.size(), todo.size(), o.quiet);
   progress.skipped(mine.size() - todo.size());
   if (!o.quiet)
     std::cerr << fmt::format(
@@ -519,36 +388,28 @@ int cmd_sweep(const SweepOptions& o) {
         shard_n > 1 ? fmt::format(" in shard {}/{} of {}", shard_i, shard_n, points.size()) : "", todo.size(),
         par);
   progress.draw();
-  std::size_t failed = 0;
+  int interrupted = 0;
   try {
-    sweep::run_each(jobs, par, [&](std::size_t k, const ChildResult& r) {
+    interrupted = run_each(jobs, par, [&](std::size_t k, const ChildResult& r) {
       const auto& p = points[todo[k]];
-      const fs::path dir = fs::path(out) / "points" / p.at("id").get<std::string>();
-      std::error_code ec;
-      bool ok = r.exit_code == 0 && fs::exists(dir / "results.json", ec);
-      if (ok) {
+      const std::string id = p.at("id").get<std::string>();
+      const fs::path dir = fs::path(out) / "points" / id;
+      auto outcome = study::outcome_of(r, dir);
+      if (outcome == study::Outcome::Ok) {
         try {
           json pj = p;
           pj.erase("index");
           pj.erase("id");
           for (auto& [path, v] : pj["grid"].items()) v = config::parse_set_value(v.get<std::string>());
-          // Written last: its presence with this hash is what marks the point finished.
-          analysis::write_file_atomic((dir / "point.json").string(), analysis::dump_json(pj));
-          fs::remove(dir / "run.log", ec);
+          study::mark_finished(dir, kMarker, pj);
         } catch (const std::exception& e) {
-          ok = false;
-          progress.note(fmt::format("sweep: point {}: cannot write point.json: {}",
-                                    p.at("id").get<std::string>(), e.what()));
+          outcome = study::Outcome::Failed;
+          progress.note(fmt::format("sweep: point {}: cannot write {}: {}", id, kMarker, e.what()));
         }
-      } else {
-        // Keep run.log for diagnosis; show the tail here.
-        const auto& txt = r.output;
-        progress.note(fmt::format("sweep: point {} failed (exit {}), see {}: {}",
-                                  p.at("id").get<std::string>(), r.exit_code, (dir / "run.log").string(),
-                                  txt.size() > 400 ? "..." + txt.substr(txt.size() - 400) : txt));
+      } else if (outcome == study::Outcome::Failed) {
+        progress.note(fmt::format("sweep: point {} {}", id, study::describe_failure(r, dir)));
       }
-      if (!ok) ++failed;
-      progress.finished(ok);
+      progress.finished(outcome);
       progress.draw();
     });
   } catch (const std::exception& e) {
@@ -564,8 +425,14 @@ int cmd_sweep(const SweepOptions& o) {
     std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
     return kExitFailed;
   }
+  if (interrupted)
+    return study::interrupted_exit("sweep", interrupted, todo.size() - progress.ran() - progress.failed());
   if (!o.quiet) std::cerr << fmt::format("sweep: results in {}/sweep.csv\n", out);
-  return failed ? kExitFailed : kExitOk;
+  if (progress.not_run())
+    std::cerr << fmt::format(
+        "sweep: {} point{} not run (their runs were killed); run the same command again to finish\n",
+        progress.not_run(), progress.not_run() == 1 ? "" : "s");
+  return progress.failed() || progress.not_run() ? kExitFailed : kExitOk;
 }
 
 void add_merge_options(CLI::App& cmd, MergeOptions& o) {
@@ -631,7 +498,7 @@ int cmd_merge(const MergeOptions& o) {
 
   try {
     analysis::write_file_atomic(out_spec, spec_text);
-    remove_stale_temps(o.out_dir);
+    study::remove_stale_temps(o.out_dir);
     std::size_t copied = 0;
     for (const auto& [id, hp] : found) {
       if (in_out.count(id)) continue;
