@@ -331,6 +331,15 @@ TEST_CASE("sweep: a bad grid value, range or shard exits 2 naming it and writes 
 
 namespace {
 
+// Copies shard `from` to `to`, then lets `tamper` spoil it.
+fs::path spoiled_copy(const fs::path& from, const fs::path& to,
+                      const std::function<void(const fs::path&)>& tamper) {
+  fs::remove_all(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+  tamper(to);
+  return to;
+}
+
 // The process ids of pid's children (from /proc).
 std::vector<pid_t> children_of(pid_t pid) {
   std::vector<pid_t> out;
@@ -375,6 +384,70 @@ bool wait_for(const std::function<bool()>& ready) {
 }
 
 }  // namespace
+
+TEST_CASE("sweep: merge checks every shard before writing: bad specs and points exit 2 naming file and key") {
+  const auto dir = fresh_dir("merge-bad");
+  REQUIRE(run_cli(sweep_args(dir / "a", " --shard 1/2")).exit_code == 0);
+  REQUIRE(run_cli(sweep_args(dir / "b", " --shard 2/2")).exit_code == 0);
+  const auto spec_of = [](const fs::path& d) { return nlohmann::json::parse(slurp(d / "sweep_spec.json")); };
+  const auto write_spec = [](const fs::path& d, const std::string& text) {
+    std::ofstream(d / "sweep_spec.json") << text;
+  };
+  auto expect_refused = [&](const fs::path& first, const fs::path& second, const std::string& needle) {
+    const auto out = dir / "out";
+    const auto r = run_cli("merge " + first.string() + " " + second.string() + " --out " + out.string());
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(needle) != std::string::npos);
+    CHECK(r.output.find("json.exception") == std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  };
+  const auto a = dir / "a", b = dir / "b";
+  expect_refused(
+      spoiled_copy(a, dir / "notjson", [&](const fs::path& d) { write_spec(d, "{\"points\": [,]}"); }), b,
+      "notjson/sweep_spec.json:1:");
+  expect_refused(spoiled_copy(a, dir / "array", [&](const fs::path& d) { write_spec(d, "[]"); }), b,
+                 "array/sweep_spec.json: (top level): expected an object, got []");
+  expect_refused(spoiled_copy(a, dir / "norep",
+                              [&](const fs::path& d) {
+                                auto s = spec_of(d);
+                                s["points"][0].erase("rep");
+                                write_spec(d, s.dump());
+                              }),
+                 b, "norep/sweep_spec.json: /points/0/rep: missing");
+  expect_refused(spoiled_copy(a, dir / "reptype",
+                              [&](const fs::path& d) {
+                                auto s = spec_of(d);
+                                s["reps"] = "many";
+                                write_spec(d, s.dump());
+                              }),
+                 b, "reptype/sweep_spec.json: /reps: expected an integer, got \"many\"");
+  expect_refused(spoiled_copy(a, dir / "escape",
+                              [&](const fs::path& d) {
+                                auto s = spec_of(d);
+                                s["points"][0]["id"] = "../../escape";
+                                write_spec(d, s.dump());
+                              }),
+                 b, "escape/sweep_spec.json: /points/0/id: expected a point id");
+  expect_refused(spoiled_copy(a, dir / "resultsdir",
+                              [&](const fs::path& d) {
+                                const auto p = point_dirs(d).front();
+                                fs::remove(p / "results.json");
+                                fs::create_directories(p / "results.json");
+                              }),
+                 b, "results.json: is a directory");
+  // An empty spec in the first shard is no sweep, not a wildcard that skips the same-sweep check.
+  const auto other = dir / "other";
+  REQUIRE(run_cli("sweep " + kMm1 + kFast + " --grid workload.service.mean_us=6 --variants rho08 --out " +
+                  other.string())
+              .exit_code == 0);
+  expect_refused(spoiled_copy(a, dir / "empty", [&](const fs::path& d) { write_spec(d, ""); }), other,
+                 "empty/sweep_spec.json:1:");
+  // The good shards still merge.
+  const auto m = run_cli("merge " + a.string() + " " + b.string() + " --out " + (dir / "good").string());
+  INFO(m.output);
+  CHECK(m.exit_code == 0);
+}
 
 TEST_CASE("sweep: runs killed by a signal are not run, not failed, and an ignored SIGINT kills none") {
   const auto dir = fresh_dir("sweep-signals");

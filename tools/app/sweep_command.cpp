@@ -4,6 +4,7 @@
 // finished points, so a merge of shards is byte-identical to one full sweep.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "analysis/io.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/study_metrics.hpp"
 #include "tools/app/study_runs.hpp"
@@ -441,72 +443,142 @@ void add_merge_options(CLI::App& cmd, MergeOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
 }
 
+namespace {
+
+// A point id as sweep writes it (sweep::safe_id, maybe with its "~hash" suffix): one directory name.
+bool is_point_id(const std::string& id) {
+  return !id.empty() && id.size() <= 200 && id != "." && id != ".." &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  std::string_view("._=,+-~").find(c) != std::string_view::npos;
+         });
+}
+
+// A shard's sweep_spec.json: its text, after checking it has the shape sweep writes (what
+// write_outputs and the copying of points rely on). InputError naming the file and key otherwise.
+std::string read_spec(const fs::path& dir) {
+  const fs::path file = dir / kSpecFile;
+  const std::string text = read_text_file(file);
+  const json doc = read_json_file(file);
+  const JsonIn spec(doc, file.string());
+  (void)spec["scenario"].string();
+  (void)spec["scenario_file_hash"].string();
+  for (const char* list : {"sets", "variants"})
+    for (std::size_t i = 0; i < spec[list].size(); ++i) (void)spec[list][i].string();
+  std::vector<std::string> paths;
+  const JsonIn grids = spec["grids"];
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    paths.push_back(grids[i]["path"].string());
+    for (std::size_t k = 0; k < grids[i]["values"].size(); ++k) (void)grids[i]["values"][k].string();
+  }
+  if (spec["reps"].integer() < 1) spec["reps"].fail("expected an integer >= 1");
+  const JsonIn points = spec["points"];
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const JsonIn p = points[i];
+    if (p["index"].unsigned_integer() != i)
+      p["index"].fail(fmt::format("expected {} (its place in the list)", i));
+    const std::string id = p["id"].string();
+    if (!is_point_id(id))
+      p["id"].fail("expected a point id as sweep writes it (one directory name), got " + json(id).dump());
+    if (!ids.insert(id).second) p["id"].fail("the id of an earlier point too");
+    for (const auto& path : paths) (void)p["grid"][path].string();
+    (void)p["variant"].string();
+    if (p["rep"].integer() < 0) p["rep"].fail("expected an integer >= 0");
+    (void)p["seed"].unsigned_integer();
+    (void)p["scenario_hash"].string();
+  }
+  return text;
+}
+
+// A finished point found in a shard: the hash its marker holds, and its directory.
+struct FoundPoint {
+  std::string hash;
+  fs::path dir;
+};
+
+// The finished points under root/points (those with a marker and results.json), every file they
+// would copy checked: the marker and results.json parse, run_info.json (if any) is a file.
+std::map<std::string, FoundPoint> finished_points(const fs::path& root) {
+  std::map<std::string, FoundPoint> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root / "points", ec)) {
+    const fs::path marker = e.path() / kMarker;
+    if (!fs::exists(marker, ec) || !fs::exists(e.path() / "results.json", ec)) continue;  // not finished
+    const json pj = read_json_file(marker);
+    (void)read_json_file(e.path() / "results.json");
+    if (fs::exists(e.path() / "run_info.json", ec)) (void)read_text_file(e.path() / "run_info.json");
+    out[e.path().filename().string()] = {JsonIn(pj, marker.string())["scenario_hash"].string(), e.path()};
+  }
+  return out;
+}
+
+}  // namespace
+
 int cmd_merge(const MergeOptions& o) {
+  // Everything is read and checked before anything is written.
   std::string spec_text;
   std::vector<std::string> inputs;
-  std::error_code ec;
-  // Every input must hold the same sweep, byte for byte, and so must --out if it already has one.
-  for (const auto& d : o.dirs) {
-    std::string t;
-    try {
-      t = read_text_file(fs::path(d) / kSpecFile);
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << d << " is not a sweep directory: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-    if (!spec_text.empty() && t != spec_text) {
-      std::cerr << "error: " << d << "/" << kSpecFile << " differs from " << o.dirs.front() << "/"
-                << kSpecFile << ": not shards of the same sweep\n";
-      return kExitBadInput;
-    }
-    spec_text = t;
-    if (!(fs::exists(o.out_dir, ec) && fs::equivalent(d, o.out_dir, ec))) inputs.push_back(d);
-  }
+  std::map<std::string, FoundPoint> found;  // id -> where it is finished
+  std::set<std::string> in_out;             // ids already finished in --out
   const std::string out_spec = o.out_dir + "/" + kSpecFile;
-  if (fs::exists(out_spec, ec) && read_text_file(out_spec) != spec_text) {
-    std::cerr << "error: " << out_spec << " holds a different sweep\n";
+  try {
+    std::error_code ec;
+    // Every input must hold the same sweep, byte for byte, and so must --out if it already has one.
+    for (const auto& d : o.dirs) {
+      std::string t;
+      try {
+        t = read_spec(d);
+      } catch (const config::InputError& e) {
+        std::cerr << "error: " << d << " is not a sweep directory: " << e.what() << "\n";
+        return kExitBadInput;
+      }
+      if (&d != &o.dirs.front() && t != spec_text) {
+        std::cerr << "error: " << d << "/" << kSpecFile << " differs from " << o.dirs.front() << "/"
+                  << kSpecFile << ": not shards of the same sweep\n";
+        return kExitBadInput;
+      }
+      spec_text = t;
+      if (!(fs::exists(o.out_dir, ec) && fs::equivalent(d, o.out_dir, ec))) inputs.push_back(d);
+    }
+    if (fs::exists(out_spec, ec) && read_text_file(out_spec) != spec_text) {
+      std::cerr << "error: " << out_spec << " holds a different sweep\n";
+      return kExitBadInput;
+    }
+    // A point id finished with two hashes is a conflict.
+    auto collect = [&](const fs::path& root) -> bool {
+      for (auto& [id, p] : finished_points(root)) {
+        const auto [it, fresh] = found.emplace(id, p);
+        if (!fresh && it->second.hash != p.hash) {
+          std::cerr << "error: point " << id << " has scenario_hash " << p.hash << " in " << p.dir.string()
+                    << " but " << it->second.hash << " in " << it->second.dir.string() << "\n";
+          return false;
+        }
+      }
+      return true;
+    };
+    if (!collect(o.out_dir)) return kExitBadInput;
+    for (const auto& [id, _] : found) in_out.insert(id);
+    for (const auto& d : inputs)
+      if (!collect(d)) return kExitBadInput;
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
   const json spec = json::parse(spec_text);
-
-  // Collect every finished point first; a point id seen with two hashes is a conflict.
-  std::map<std::string, std::pair<std::string, fs::path>> found;  // id -> (hash, dir)
-  auto collect = [&](const fs::path& root) -> bool {
-    for (const auto& e : fs::directory_iterator(root / "points", ec)) {
-      const auto id = e.path().filename().string();
-      if (!fs::exists(e.path() / "point.json", ec) || !fs::exists(e.path() / "results.json", ec)) continue;
-      std::string hash;
-      try {
-        hash = json::parse(read_text_file(e.path() / "point.json")).value("scenario_hash", "");
-      } catch (const std::exception&) {
-        continue;
-      }
-      const auto [it, fresh] = found.emplace(id, std::make_pair(hash, e.path()));
-      if (!fresh && it->second.first != hash) {
-        std::cerr << "error: point " << id << " has scenario_hash " << hash << " in " << e.path().string()
-                  << " but " << it->second.first << " in " << it->second.second.string() << "\n";
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!collect(o.out_dir)) return kExitBadInput;
-  std::set<std::string> in_out;
-  for (const auto& [id, _] : found) in_out.insert(id);
-  for (const auto& d : inputs)
-    if (!collect(d)) return kExitBadInput;
 
   try {
     analysis::write_file_atomic(out_spec, spec_text);
     study::remove_stale_temps(o.out_dir);
     std::size_t copied = 0;
-    for (const auto& [id, hp] : found) {
+    std::error_code ec;
+    for (const auto& [id, p] : found) {
       if (in_out.count(id)) continue;
       const fs::path dst = fs::path(o.out_dir) / "points" / id;
-      // results first, point.json last, each via a rename: the same finish marker as a sweep.
-      for (const char* name : {"run_info.json", "results.json", "point.json"}) {
-        if (!fs::exists(hp.second / name, ec)) continue;
-        analysis::write_file_atomic((dst / name).string(), read_text_file(hp.second / name));
+      // results first, the marker last, each via a rename: the same finish marker as a sweep.
+      for (const char* name : {"run_info.json", "results.json", kMarker}) {
+        if (!fs::exists(p.dir / name, ec)) continue;
+        analysis::write_file_atomic((dst / name).string(), read_text_file(p.dir / name));
       }
       ++copied;
     }
