@@ -1,5 +1,12 @@
 #include "config/scenario.hpp"
 
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,6 +15,37 @@
 #include "config/schema.hpp"
 
 namespace uringsim::config {
+
+namespace {
+
+// Rules between fields, on a document with its defaults filled: the measured window must end after
+// the warm-up once both are converted to ns dates (as the run converts them), and hold at most
+// kMaxTimeSeriesIntervals intervals.
+void check_window(const ojson& doc, const std::string& label) {
+  const double duration_ms = doc.at("duration_ms").get<double>();
+  const double warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
+  const double end_ns = warmup_ns + duration_ms * 1e6;
+  if (!(end_ns > warmup_ns))
+    throw InputError(fmt::format(
+        "{}: /duration_ms: expected a window that ends after the warm-up, got {} ms, too short to count "
+        "after warmup_ms = {}",
+        label, show_value(doc.at("duration_ms")), show_value(doc.at("warmup_ms"))));
+  const ojson& interval = doc.at("measure").at("interval_ms");
+  const double n = std::ceil((end_ns - warmup_ns) / (interval.get<double>() * 1e6));
+  if (n > static_cast<double>(kMaxTimeSeriesIntervals))
+    throw InputError(fmt::format(
+        "{}: /measure/interval_ms: expected at most {} intervals in the measured window (duration_ms = {}), "
+        "got {:.0f} of {} ms",
+        label, kMaxTimeSeriesIntervals, show_value(doc.at("duration_ms")), n, show_value(interval)));
+}
+
+// check_window on a copy with the defaults filled, for documents not yet filled.
+void check_window_unfilled(const Schema& schema, ojson doc, const std::string& label) {
+  fill_defaults(schema, schema.root(), doc);
+  check_window(doc, label);
+}
+
+}  // namespace
 
 const nlohmann::json& Scenario::at(const std::string& json_pointer) const {
   try {
@@ -27,6 +65,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   const Spec& root = schema.root();
   ojson file = parse_json_text(text, source);
   validate(schema, root, file, "", source);
+  check_window_unfilled(schema, file, source);
 
   // Every variant is applied and checked, selected or not, so a broken one cannot lurk unused.
   ojson doc = file;
@@ -36,7 +75,9 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     for (const auto& [name, overrides] : variants->items()) {
       ojson applied = file;
       apply_variant(schema, applied, overrides, source, pointer_append("/variants", name));
-      validate(schema, root, applied, "", fmt::format("{} (variant {})", source, name));
+      const std::string label = fmt::format("{} (variant {})", source, name);
+      validate(schema, root, applied, "", label);
+      check_window_unfilled(schema, applied, label);
       if (name == opts.variant) {
         doc = std::move(applied);
         found = true;
@@ -57,13 +98,12 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
   // Each --set value passed its own field's check; this catches combinations, e.g. a changed tag.
-  if (!opts.sets.empty() || opts.calibration) {
-    std::string with = opts.calibration ? "with --calibration " + opts.calibration->source : "";
-    if (!opts.sets.empty()) with += with.empty() ? "with --set" : " and --set";
-    std::string label = opts.variant.empty() ? fmt::format("{} ({})", source, with)
-                                             : fmt::format("{} (variant {}, {})", source, opts.variant, with);
-    validate(schema, root, doc, "", label);
-  }
+  std::string with = opts.calibration ? "with --calibration " + opts.calibration->source : "";
+  if (!opts.sets.empty()) with += with.empty() ? "with --set" : " and --set";
+  const std::string label = with.empty()             ? source
+                            : opts.variant.empty() ? fmt::format("{} ({})", source, with)
+                                                   : fmt::format("{} (variant {}, {})", source, opts.variant, with);
+  if (!with.empty()) validate(schema, root, doc, "", label);
   // Calibrated costs fill what the scenario (and --set) left to the defaults.
   if (opts.calibration) {
     if (!doc.contains("costs")) doc["costs"] = ojson::object();
@@ -71,6 +111,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
       if (!doc["costs"].contains(key)) doc["costs"][key] = c.value;
   }
   fill_defaults(schema, root, doc);
+  check_window(doc, label);
   if (opts.seed) doc["seed"] = *opts.seed;
 
   Scenario s;

@@ -1,6 +1,7 @@
 #pragma once
 // Loading scenario files: parse, check strictly against scenarios/schema.json, apply the selected
 // variant and --set overrides, fill defaults. See docs/scenario-format.md (generated).
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,10 @@
 #include "config/input_error.hpp"
 
 namespace uringsim::config {
+
+// Most intervals of the time series in the measured window (measure.interval_ms); the loader
+// refuses a scenario with more (analysis::RunMetrics holds one counter per interval).
+constexpr std::size_t kMaxTimeSeriesIntervals = 10'000'000;
 
 struct LoadOptions {
   std::string variant;            // "" = none; an unknown name is an InputError listing the variants

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -294,12 +295,20 @@ nlohmann::ordered_json number(double x) {
   return x;
 }
 
+// A scenario name (a directory name: [A-Za-z0-9._-], at most 100) made from a job or file name.
+std::string as_scenario_name(const std::string& raw) {
+  std::string out;
+  for (const char c : raw.substr(0, 100))
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  return out == "." || out == ".." ? "fio" : out;
+}
+
 std::string default_name(const Job& job, const ImportOptions& opts) {
-  if (!opts.name.empty()) return opts.name;
-  if (!job.name.empty()) return job.name;
+  if (!opts.name.empty()) return opts.name;  // as given: a bad one is refused, naming it
+  if (!job.name.empty()) return as_scenario_name(job.name);
   if (opts.source != "--cmdline" && !opts.source.empty()) {
     const auto stem = std::filesystem::path(opts.source).stem().string();
-    if (!stem.empty()) return stem;
+    if (!stem.empty()) return as_scenario_name(stem);
   }
   return "fio";
 }

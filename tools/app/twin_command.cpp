@@ -15,6 +15,7 @@
 #include "analysis/stats.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/load_scenario.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/twin.hpp"
@@ -24,14 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-json read_json_file(const fs::path& p) {
-  try {
-    return json::parse(read_text_file(p));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(p.string() + ": not JSON: " + e.what());
-  }
-}
 
 }  // namespace
 

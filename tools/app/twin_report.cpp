@@ -11,6 +11,7 @@
 
 #include "analysis/io.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/report_util.hpp"
 #include "uringsim_version.hpp"
 
@@ -113,7 +114,7 @@ int cmd_twin_report(const ReportOptions& o) {
   const fs::path dir = o.dir;
   json twin;
   try {
-    twin = report::read_json(dir / "twin.json");
+    twin = read_json_file(dir / "twin.json");
     if (!twin.contains("rows") || !twin["rows"].is_array() || !twin.contains("grids"))
       throw report::InputError((dir / "twin.json").string() + ": expected the keys rows (array) and grids");
   } catch (const std::exception& e) {
