@@ -2,7 +2,7 @@
 // `uringsim calibrate`: micro-benchmarks of this machine's kernel (syscalls, NOP batches, io-wq,
 // futex wake-ups, loopback TCP, async poll, locks and cache lines), turned into a calibration file
 // (config/calibration.hpp). Loopback only, threads pinned, bounded by a host::RunGuard. What each
-// benchmark isolates and how entries are separated: docs/calibrate.md.
+// benchmark isolates and how entries are separated: docs/host.md (Calibrate).
 #include <functional>
 #include <string>
 

@@ -1,6 +1,6 @@
 // The fio workload on the host: check what the job needs (fio, io_uring, the target, the CPUs),
 // write the job file, run fio as a bounded child, sample its threads' CPU over the window, and
-// turn its JSON report into results.json. docs/host-fio.md.
+// turn its JSON report into results.json. docs/host.md (fio on the host).
 #include "host/fio_runner.hpp"
 
 #include <fcntl.h>
