@@ -69,6 +69,8 @@ TEST_CASE("twin join: replications grouped per point, host CI, relative and abso
   // The summary counts only points with both sides.
   CHECK(j["summary"]["throughput.ops_per_s"]["points"] == 1);
   CHECK(j["summary"]["throughput.ops_per_s"]["median_abs_rel_error_pct"].get<double>() == Approx(10.0));
+  CHECK(j["summary"]["throughput.ops_per_s"]["median_abs_error"].get<double>() == Approx(11));
+  CHECK(j["summary"]["cpu.by_thread.io_uring_echo_s_pct"]["worst_abs_error"].get<double>() == Approx(10));
 
   const std::string csv = uringsim::app::twin::csv(j, {"workload.connections"});
   CHECK(csv.rfind("variant,workload.connections,metric,host_mean,host_ci95,host_n,sim_mean,sim_ci95,sim_n,"

@@ -124,13 +124,20 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
     rows.push_back({{"grid", g.grid}, {"variant", g.variant}, {"metrics", std::move(ms)}});
   }
 
-  json summary = json::object();
-  for (auto& [m, xs] : abs_errors) {
+  auto median_and_worst = [](std::vector<double> xs) {
     std::sort(xs.begin(), xs.end());
     const std::size_t n = xs.size();
-    const double median = n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-    summary[m] = {
-        {"points", n}, {"median_abs_rel_error_pct", median}, {"worst_abs_rel_error_pct", xs.back()}};
+    return std::make_pair(n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2, xs.back());
+  };
+  json summary = json::object();
+  for (const auto& [m, xs] : abs_diffs) {
+    const auto [median, worst] = median_and_worst(xs);
+    summary[m] = {{"points", xs.size()}, {"median_abs_error", median}, {"worst_abs_error", worst}};
+    if (const auto it = abs_errors.find(m); it != abs_errors.end()) {
+      const auto [rel_median, rel_worst] = median_and_worst(it->second);
+      summary[m]["median_abs_rel_error_pct"] = rel_median;
+      summary[m]["worst_abs_rel_error_pct"] = rel_worst;
+    }
   }
   return {{"rows", rows}, {"summary", summary}};
 }
