@@ -1,6 +1,11 @@
 #include "config/json_text.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
@@ -90,9 +95,62 @@ class Builder {
   }
 };
 
+// Appends the compact JSON text of v to out, stopping once out is longer than `limit`: the
+// recursion is then at most `limit` levels deep, whatever the value.
+template <typename Json>
+void show_prefix(const Json& v, std::string& out, std::size_t limit) {
+  if (out.size() > limit) return;
+  auto text = [](const Json& x) { return x.dump(-1, ' ', false, Json::error_handler_t::replace); };
+  if (v.is_object() || v.is_array()) {
+    out += v.is_object() ? '{' : '[';
+    bool first = true;
+    for (auto it = v.begin(); it != v.end() && out.size() <= limit; ++it) {
+      if (!first) out += ',';
+      first = false;
+      if (v.is_object()) out += text(Json(it.key())) + ':';
+      show_prefix(it.value(), out, limit);
+    }
+    out += v.is_object() ? '}' : ']';
+  } else if (v.is_string()) {
+    // Escaping only lengthens a string: a prefix one byte longer than the room left shows the same.
+    const auto& str = v.template get_ref<const std::string&>();
+    out += text(Json(str.substr(0, limit + 1 - std::min(limit, out.size()))));
+  } else {
+    out += text(v);
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> nesting_too_deep_at(std::string_view text) {
+  std::size_t depth = 0, line = 1, line_start = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonNesting) return fmt::format("{}:{}", line, i - line_start + 1);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+    if (c == '\n') ++line, line_start = i + 1;
+  }
+  return std::nullopt;
+}
+
+std::string nesting_too_deep_reason() {
+  return fmt::format("arrays and objects nested more than {} levels deep", kMaxJsonNesting);
+}
+
 // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: REASON";
 // we print our own position, and drop its "last read: '...'" echo, which can span lines.
-std::string clean_reason(std::string what) {
+std::string parse_error_reason(std::string what) {
   if (auto column = what.find(", column "); column != std::string::npos)
     if (auto colon = what.find(": ", column); colon != std::string::npos) what = what.substr(colon + 2);
   if (auto start = what.find("; last read: '"); start != std::string::npos) {
@@ -102,9 +160,9 @@ std::string clean_reason(std::string what) {
   return what;
 }
 
-}  // namespace
-
 ojson parse_json_text(std::string_view text, const std::string& source) {
+  if (auto at = nesting_too_deep_at(text))
+    throw InputError(fmt::format("{}:{}: invalid JSON: {}", source, *at, nesting_too_deep_reason()));
   Builder b;
   bool ok = ojson::sax_parse(text, &b);
   if (ok) return std::move(b.root);
@@ -116,7 +174,7 @@ ojson parse_json_text(std::string_view text, const std::string& source) {
     if (text[i] == '\n') ++line, line_start = i + 1;
   std::size_t column = pos > line_start ? pos - line_start : 1;
   throw InputError(
-      fmt::format("{}:{}:{}: invalid JSON: {}", source, line, column, clean_reason(b.error_reason)));
+      fmt::format("{}:{}:{}: invalid JSON: {}", source, line, column, parse_error_reason(b.error_reason)));
 }
 
 std::string pointer_append(const std::string& pointer, std::string_view token) {
@@ -132,16 +190,41 @@ std::string pointer_append(const std::string& pointer, std::string_view token) {
   return out;
 }
 
+std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": cannot read: I/O error");
+  return text.str();
+}
+
 std::string show_pointer(const std::string& pointer) {
   return pointer.empty() ? "(top level)" : pointer;
 }
 
-std::string show_value(const ojson& value) {
-  // replace: a --set value taken from the command line need not be valid UTF-8.
-  std::string s = value.dump(-1, ' ', false, ojson::error_handler_t::replace);
+namespace {
+
+template <typename Json>
+std::string show_any(const Json& value) {
+  // replace (in show_prefix): a --set value taken from the command line need not be valid UTF-8.
   constexpr std::size_t kMax = 80;
+  std::string s;
+  show_prefix(value, s, kMax);
   if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
   return s;
+}
+
+}  // namespace
+
+std::string show_value(const ojson& value) {
+  return show_any(value);
+}
+
+std::string show_value(const nlohmann::json& value) {
+  return show_any(value);
 }
 
 }  // namespace uringsim::config

@@ -37,8 +37,10 @@ bool is_variants_map(const Spec& spec) {
   return spec.type == SpecType::Map && spec.values->type == SpecType::Overrides;
 }
 
+// Text nested too deeply for JSON (config::kMaxJsonNesting) is bare text too.
 template <typename Json>
 Json parse_loose(std::string_view text) {
+  if (nesting_too_deep_at(text)) return Json(std::string(text));
   Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) return Json(std::string(text));
   return value;
@@ -160,17 +162,24 @@ void apply_variant(const Schema& schema, ojson& doc, const ojson& overrides, con
 }
 
 void apply_set(const Schema& schema, ojson& doc, const std::string& item) {
-  std::string label = "--set " + item;
   std::size_t eq = item.find('=');
-  if (eq == std::string::npos || eq == 0) throw InputError(label + ": expected dotted.path=value");
+  if (eq == std::string::npos || eq == 0) throw InputError("--set " + item + ": expected dotted.path=value");
   std::string path = item.substr(0, eq);
   std::string text = item.substr(eq + 1);
+  // The value as messages show it: a long one is shortened, as show_value does.
+  constexpr std::size_t kShown = 80;
+  std::string label =
+      "--set " + path + "=" + (text.size() > kShown ? text.substr(0, kShown - 3) + "..." : text);
   OverrideTarget target;
   try {
     target = resolve_override_path(schema, path, doc);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", label, e.what()));
   }
+  if (target.spec->type != SpecType::String)
+    if (auto at = nesting_too_deep_at(text))
+      throw InputError(
+          fmt::format("{}: invalid JSON at {} of the value: {}", label, *at, nesting_too_deep_reason()));
   ojson value = parse_loose<ojson>(text);
   // kernel.era=5.15 means the string "5.15": a string field takes the text as written.
   if (target.spec->type == SpecType::String && !value.is_string()) value = text;

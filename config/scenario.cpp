@@ -1,6 +1,7 @@
 #include "config/scenario.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,37 @@
 
 namespace uringsim::config {
 
+namespace {
+
+// Rules between fields, on a document with its defaults filled: the measured window must end after
+// the warm-up once both are converted to ns dates (as the run converts them), and hold at most
+// kMaxTimeSeriesIntervals intervals.
+void check_window(const ojson& doc, const std::string& label) {
+  const double duration_ms = doc.at("duration_ms").get<double>();
+  const double warmup_ns = doc.at("warmup_ms").get<double>() * 1e6;
+  const double end_ns = warmup_ns + duration_ms * 1e6;
+  if (!(end_ns > warmup_ns))
+    throw InputError(fmt::format(
+        "{}: /duration_ms: expected a window that ends after the warm-up, got {} ms, too short to count "
+        "after warmup_ms = {}",
+        label, show_value(doc.at("duration_ms")), show_value(doc.at("warmup_ms"))));
+  const ojson& interval = doc.at("measure").at("interval_ms");
+  const double n = std::ceil((end_ns - warmup_ns) / (interval.get<double>() * 1e6));
+  if (n > static_cast<double>(kMaxTimeSeriesIntervals))
+    throw InputError(fmt::format(
+        "{}: /measure/interval_ms: expected at most {} intervals in the measured window (duration_ms = {}), "
+        "got {:.0f} of {} ms",
+        label, kMaxTimeSeriesIntervals, show_value(doc.at("duration_ms")), n, show_value(interval)));
+}
+
+// check_window on a copy with the defaults filled, for documents not yet filled.
+void check_window_unfilled(const Schema& schema, ojson doc, const std::string& label) {
+  fill_defaults(schema, schema.root(), doc);
+  check_window(doc, label);
+}
+
+}  // namespace
+
 const nlohmann::json& Scenario::at(const std::string& json_pointer) const {
   try {
     return doc.at(nlohmann::json::json_pointer(json_pointer));
@@ -25,14 +57,7 @@ const nlohmann::json& Scenario::at(const std::string& json_pointer) const {
 }
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& opts) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read: I/O error");
-  return load_scenario_text(text.str(), path, opts);
+  return load_scenario_text(read_input_file(path), path, opts);
 }
 
 Scenario load_scenario_text(std::string_view text, const std::string& source, const LoadOptions& opts) {
@@ -40,6 +65,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   const Spec& root = schema.root();
   ojson file = parse_json_text(text, source);
   validate(schema, root, file, "", source);
+  check_window_unfilled(schema, file, source);
 
   // Every variant is applied and checked, selected or not, so a broken one cannot lurk unused.
   ojson doc = file;
@@ -49,7 +75,9 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     for (const auto& [name, overrides] : variants->items()) {
       ojson applied = file;
       apply_variant(schema, applied, overrides, source, pointer_append("/variants", name));
-      validate(schema, root, applied, "", fmt::format("{} (variant {})", source, name));
+      const std::string label = fmt::format("{} (variant {})", source, name);
+      validate(schema, root, applied, "", label);
+      check_window_unfilled(schema, applied, label);
       if (name == opts.variant) {
         doc = std::move(applied);
         found = true;
@@ -62,15 +90,28 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
                                  names.empty() ? "the file defines no variants"
                                                : fmt::format("variants: {}", fmt::join(names, ", "))));
 
+  // The machine measured replaces the machine described; --set may still change it.
+  if (opts.calibration) {
+    if (!doc.contains("machine")) doc["machine"] = ojson::object();
+    doc["machine"]["cores"] = opts.calibration->machine.cores;
+    doc["machine"]["ghz"] = opts.calibration->machine.ghz;
+  }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
   // Each --set value passed its own field's check; this catches combinations, e.g. a changed tag.
-  if (!opts.sets.empty()) {
-    std::string label = opts.variant.empty()
-                            ? fmt::format("{} (with --set)", source)
-                            : fmt::format("{} (variant {}, with --set)", source, opts.variant);
-    validate(schema, root, doc, "", label);
+  std::string with = opts.calibration ? "with --calibration " + opts.calibration->source : "";
+  if (!opts.sets.empty()) with += with.empty() ? "with --set" : " and --set";
+  const std::string label = with.empty()             ? source
+                            : opts.variant.empty() ? fmt::format("{} ({})", source, with)
+                                                   : fmt::format("{} (variant {}, {})", source, opts.variant, with);
+  if (!with.empty()) validate(schema, root, doc, "", label);
+  // Calibrated costs fill what the scenario (and --set) left to the defaults.
+  if (opts.calibration) {
+    if (!doc.contains("costs")) doc["costs"] = ojson::object();
+    for (const auto& [key, c] : opts.calibration->costs)
+      if (!doc["costs"].contains(key)) doc["costs"][key] = c.value;
   }
   fill_defaults(schema, root, doc);
+  check_window(doc, label);
   if (opts.seed) doc["seed"] = *opts.seed;
 
   Scenario s;
@@ -79,6 +120,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   // Through text: the ordered document was only needed for document-order checking.
   s.doc = nlohmann::json::parse(doc.dump());
   for (const auto& [key, value] : s.doc.at("costs").items()) s.costs.set(key, value.get<double>());
+  if (opts.calibration) s.calibration = opts.calibration->provenance();
   return s;
 }
 

@@ -31,6 +31,10 @@ namespace {
 
 const char* const kUnitSuffixes[] = {"_ns", "_us", "_ms", "_bytes", "_cycles"};
 
+// Every cost table entry: no kernel operation takes a billion cycles (a third of a second at
+// 3 GHz) or a billion ns, and a bounded cost keeps every simulated duration finite.
+constexpr std::int64_t kMaxCost = 1'000'000'000;
+
 std::string quoted_list(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : ", ") + ojson(s).dump();
@@ -67,8 +71,33 @@ void check_cdf_points(const ojson& points, const std::string& pointer, const Fai
          fmt::format("expected 1.0 (the last cdf), got {}", show_value(last)));
 }
 
+// A name used as a directory name (out/NAME): one safe path component.
+void check_path_component(const ojson& name, const std::string& pointer, const FailFn& fail) {
+  const auto& s = name.get_ref<const std::string&>();
+  constexpr std::size_t kMaxLength = 100;
+  const bool chars_ok = std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+  if (s.empty() || s.size() > kMaxLength || !chars_ok || s == "." || s == "..")
+    fail(pointer, fmt::format("expected a name of 1 to {} characters from A-Z, a-z, 0-9, '.', '_' and '-', "
+                              "other than \".\" and \"..\" (it names the output directory), got {}",
+                              kMaxLength, show_value(name)));
+}
+
+// A rate where 0 means "off": any other value must be large enough that its period is finite.
+void check_off_or_rate(const ojson& rate, const std::string& pointer, const FailFn& fail) {
+  constexpr double kMinRate = 0.001;  // one per 1000 s, the longest run
+  const double r = rate.get<double>();
+  if (r != 0 && r < kMinRate)
+    fail(pointer,
+         fmt::format("expected 0 (off) or a rate of at least {}, got {}", kMinRate, show_value(rate)));
+}
+
 const std::map<std::string, CheckFn>& checks() {
-  static const std::map<std::string, CheckFn> table{{"cdf_points", &check_cdf_points}};
+  static const std::map<std::string, CheckFn> table{{"cdf_points", &check_cdf_points},
+                                                    {"path_component", &check_path_component},
+                                                    {"off_or_rate", &check_off_or_rate}};
   return table;
 }
 
@@ -169,6 +198,7 @@ class SpecParser {
         auto entry = std::make_shared<Spec>();
         entry->type = SpecType::Number;
         entry->min = ojson(0);
+        entry->max = ojson(kMaxCost);
         entry->doc = "Cost table entry.";
         spec->values = entry;
         break;

@@ -81,7 +81,7 @@ class Writer {
   void costs_section(const std::string& path, const Spec& s, const CostTable& costs) {
     line(fmt::format("### `{}`", path));
     line();
-    line(s.doc + " Each value is a number >= 0. Entries:");
+    line(s.doc + " Each value is a " + expected_text(*s.values) + ". Entries:");
     line();
     line("| Key | Unit | Default | Description |");
     line("|---|---|---|---|");

@@ -20,6 +20,7 @@ struct HostOptions {
   double quiet_wait_s = 0;           // wait up to this long for other processes' CPU to settle
   double quiet_other_cpu_pct = 10;   // "quiet" = other processes use less than this (% of one CPU)
   bool quiet = false;                // print no progress
+  std::string tool_version;          // results.json tool.version (the command passes its own)
 };
 
 struct HostRun {

@@ -17,6 +17,9 @@
 namespace uringsim::models {
 namespace {
 
+static_assert(config::kMaxTimeSeriesIntervals == analysis::RunMetrics::kMaxIntervals,
+              "the loader refuses what the metrics cannot hold");
+
 sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   sim::PrimitiveCosts p;
   p.spin_lock_fast_cycles = c.get("spin_lock_fast_cycles");
@@ -154,6 +157,16 @@ void report_checks(const sim::Engine& engine, RunOutput& out) {
   if (engine.deadlocked()) out.summary.emplace_back("deadlock", analysis::deadlock_text(out.wait_for));
 }
 
+// A scenario that needs more threads than this machine can run is bad input, found while building.
+void build_model(Model& model, sim::Engine& engine, analysis::RunMetrics& metrics,
+                 const config::Scenario& scenario) {
+  try {
+    model.build(engine, metrics);
+  } catch (const sim::ThreadLimitError& e) {
+    throw config::InputError(scenario.source + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 sim::Topology build_topology(const config::Scenario& scenario) {
@@ -166,7 +179,7 @@ sim::Topology build_topology(const config::Scenario& scenario) {
   mc.percentiles = scenario.at("/measure/percentiles").get<std::vector<double>>();
   mc.interval_ns = scenario.at("/measure/interval_ms").get<double>() * 1e6;
   analysis::RunMetrics metrics(mc);
-  model->build(engine, metrics);
+  build_model(*model, engine, metrics, scenario);
   return engine.topology();
 }
 
@@ -191,7 +204,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   mc.interval_ns = scenario.at("/measure/interval_ms").get<double>() * 1e6;
   analysis::RunMetrics metrics(mc);
 
-  model->build(engine, metrics);
+  build_model(*model, engine, metrics, scenario);
   engine.set_window(warmup_ns, end_ns);
 
   const auto wall0 = std::chrono::steady_clock::now();
@@ -200,10 +213,13 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   if (timeline) analysis::write_file_atomic(trace->path, timeline->to_json());
 
   RunOutput out;
+  if (timeline) out.trace_events = timeline->size();
   nlohmann::json& r = out.results;
   r = metrics.to_json();
+  r["source"] = "simulation";
   r["tool"] = {{"name", "uringsim"}, {"version", tool_version}};
   r["scenario"] = doc;
+  if (!scenario.calibration.is_null()) r["calibration"] = scenario.calibration;
   r["variant"] = scenario.variant;
   r["seed"] = doc.at("seed");
   // SimGrid's clock runs on to the end date even after a deadlock stopped every thread.

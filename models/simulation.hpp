@@ -21,6 +21,7 @@ struct RunOutput {
   // Design-review checks (docs/models/checks.md): false if a rule was broken, a lock-order cycle
   // was found or the run deadlocked. The results are complete either way.
   bool checks_ok = true;
+  std::size_t trace_events = 0;  // events in the timeline's window, when one was recorded
   std::vector<sim::LockOrderEdge> lock_order;
   sim::WaitSnapshot wait_for;  // at the deadlock, or at the end of the run
 };

@@ -1,11 +1,16 @@
 #include "sim/engine.hpp"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "sim/lock.hpp"
 #include "sim/sg_impl.hpp"
@@ -18,6 +23,67 @@ bool g_engine_ever_created = false;
 }  // namespace
 
 double Engine::sg_clock_s_ = 0;
+
+namespace {
+
+std::uint64_t read_number(const char* path, std::uint64_t fallback) {
+  std::ifstream f(path);
+  std::uint64_t v = 0;
+  return f >> v ? v : fallback;
+}
+
+std::uint64_t count_lines(const char* path) {
+  std::ifstream f(path);
+  std::uint64_t n = 0;
+  for (std::string line; std::getline(f, line);) ++n;
+  return n;
+}
+
+// VmSize from /proc/self/status, in bytes (0 if unknown).
+std::uint64_t mapped_bytes() {
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  return 0;
+}
+
+}  // namespace
+
+ThreadCapacity ThreadCapacity::of_this_process(std::uint64_t stack_bytes) {
+  ThreadCapacity c;
+  c.max_map_count = read_number("/proc/sys/vm/max_map_count", 65530);  // the kernel's default
+  c.maps_in_use = count_lines("/proc/self/maps");
+  c.stack_bytes = stack_bytes;
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t used = mapped_bytes();
+    c.address_space_left = as.rlim_cur > used ? as.rlim_cur - used : 0;
+  }
+  return c;
+}
+
+std::uint64_t ThreadCapacity::max_threads() const {
+  const std::uint64_t maps_left =
+      max_map_count > maps_in_use + kSpareMaps ? max_map_count - maps_in_use - kSpareMaps : 0;
+  std::uint64_t n = maps_left / kMapsPerThread;
+  if (address_space_left != UINT64_MAX && stack_bytes > 0) {
+    // The spare part, as for the maps: a quarter of what is left stays for everything else.
+    n = std::min(n, address_space_left / 4 * 3 / stack_bytes);
+  }
+  return n;
+}
+
+std::string ThreadCapacity::explain() const {
+  std::string s = "each simulated thread is a SimGrid actor with its own " +
+                  std::to_string(stack_bytes / 1024) + " KiB stack, which takes " +
+                  std::to_string(kMapsPerThread) + " memory maps (stack and guard page) of the " +
+                  std::to_string(max_map_count) + " that vm.max_map_count allows a process (" +
+                  std::to_string(maps_in_use) + " in use)";
+  if (address_space_left != UINT64_MAX)
+    s += " and its address space, of which the address-space limit (ulimit -v) leaves " +
+         std::to_string(address_space_left >> 20) + " MiB";
+  return s + "; lower the scenario's thread counts, or raise vm.max_map_count (sysctl)";
+}
 
 Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
     : machine_(machine), costs_(costs), impl_(std::make_unique<Impl>()) {
@@ -35,7 +101,15 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
                      a3 = "--log=root.thres:critical", a4 = "--cfg=network/model:Constant";
   static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
   int argc = 5;
+  // SimGrid installs a SIGINT handler that exits with status 1, as a failure would, and even when
+  // SIGINT was ignored (a background job): keep the disposition this process was started with, so
+  // an interrupted run dies of the signal and one that ignores SIGINT still does.
+  struct sigaction sigint_before {};
+  sigaction(SIGINT, nullptr, &sigint_before);
   impl_->engine = new simgrid::s4u::Engine(&argc, argv);  // lives until the process exits
+  sigaction(SIGINT, &sigint_before, nullptr);
+  capacity_ = ThreadCapacity::of_this_process(
+      static_cast<std::uint64_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024);
   auto* zone = simgrid::s4u::create_full_zone("machine");
   for (int i = 0; i < machine.cores; ++i)
     impl_->hosts.push_back(zone->create_host("cpu" + std::to_string(i), machine.ghz * 1e9)->seal());
@@ -151,7 +225,13 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   if (cpu < 0 || cpu >= ncpu)
     throw std::invalid_argument("thread " + name + ": cpu " + std::to_string(cpu) + " outside 0.." +
                                 std::to_string(ncpu - 1));
+  if (live_threads_ >= capacity_.max_threads())
+    throw ThreadLimitError("thread " + name + " would be simulated thread " +
+                           std::to_string(live_threads_ + 1) +
+                           " alive at once; this machine can run at most " +
+                           std::to_string(capacity_.max_threads()) + ": " + capacity_.explain());
   RunningGuard guard;  // creating an actor from an actor lets others run
+  ++live_threads_;
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
@@ -186,6 +266,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
     }
     if (t->scheduled() && t->sched().on_cpu && !impl_->failure) sched_->block(*t, clock_ns());  // it exits
     t->state_ = Thread::State::Done;
+    --live_threads_;
     thread_became_blocked(false);  // a finished thread will never run again
   });
   t->impl_->actor = actor;
@@ -205,6 +286,20 @@ void Engine::at_ns(TimeNs t_ns, std::function<void()> fn) {
         fn();
       },
       o);
+}
+
+void Engine::stuck_step(const Thread& t) {
+  if (stuck_) return;  // already failing: threads unwinding must not throw again
+  stuck_threads_.insert(t.name());
+  if (steps_at_date_ < kMaxStepsAtOneDate) return;
+  stuck_ = true;
+  std::string names;
+  for (const auto& n : stuck_threads_) names += (names.empty() ? "" : ", ") + n;
+  throw std::runtime_error("no progress in simulated time: " + std::to_string(kMaxStepsAtOneDate) +
+                           " steps of simulated threads at t = " + std::to_string(clock_ns() / 1e6) +
+                           " ms without the clock advancing (a loop whose costs are all 0?); threads running "
+                           "at that date: " +
+                           names);
 }
 
 void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {

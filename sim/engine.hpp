@@ -2,9 +2,12 @@
 // The simulation engine: one per process (a SimGrid engine cannot be reset). It builds the
 // machine (one single-core SimGrid host per CPU, so CPUs are independent constraints and pinning
 // is natural), owns every thread and lock, and runs the simulation up to a date.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,30 @@ namespace uringsim::sim {
 
 class Lock;
 class WaitQueue;
+
+// Spawning one more thread than the machine running the simulation can hold (see
+// ThreadCapacity). Thrown while a model builds, it is a scenario asking for too much (the caller
+// reports it as bad input); during the run it fails the run.
+class ThreadLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How many simulated threads can live at once. Each is a SimGrid actor with its own stack, which
+// takes two memory maps (the stack and its guard page) of the vm.max_map_count the kernel allows a
+// process, and stack_bytes of address space.
+struct ThreadCapacity {
+  std::uint64_t max_map_count = 0;                // /proc/sys/vm/max_map_count
+  std::uint64_t maps_in_use = 0;                  // lines of /proc/self/maps before any thread exists
+  std::uint64_t stack_bytes = 0;                  // SimGrid's contexts/stack-size
+  std::uint64_t address_space_left = UINT64_MAX;  // RLIMIT_AS less what is mapped; UINT64_MAX = no limit
+  static constexpr std::uint64_t kMapsPerThread = 2;
+  static constexpr std::uint64_t kSpareMaps = 2000;  // for the heap, libraries and SimGrid itself
+
+  static ThreadCapacity of_this_process(std::uint64_t stack_bytes);
+  std::uint64_t max_threads() const;
+  std::string explain() const;  // what bounds max_threads(), for the error message
+};
 
 class Engine {
  public:
@@ -41,6 +68,8 @@ class Engine {
   // Create a thread pinned to `cpu` (0-based) running `body`. It starts at the current date.
   Thread& spawn(const std::string& name, const std::string& comm, int cpu, std::function<void()> body,
                 ThreadOptions opts = {});
+  // At most capacity().max_threads() threads live at once; one more is a ThreadLimitError.
+  const ThreadCapacity& capacity() const { return capacity_; }
   // Run `fn` at date `t_ns` in a helper daemon thread (not accounted).
   void at_ns(TimeNs t_ns, std::function<void()> fn);
 
@@ -99,6 +128,20 @@ class Engine {
     ++events_by_kind_[static_cast<int>(k)];
   }
 
+  // Called by a thread at each of its interactions with the simulation (Thread::flush). A run
+  // whose clock stays at one date for kMaxStepsAtOneDate of them makes no progress (e.g. a loop
+  // whose costs are all 0): it fails, naming the threads that ran at that date.
+  static constexpr std::uint64_t kMaxStepsAtOneDate = 10'000'000;
+  void step(const Thread& t) {
+    if (sg_clock_s_ != step_date_s_) {
+      step_date_s_ = sg_clock_s_;
+      steps_at_date_ = 0;
+      if (!stuck_threads_.empty()) stuck_threads_.clear();
+    } else if (++steps_at_date_ >= kMaxStepsAtOneDate - kStuckWatchSteps) {
+      stuck_step(t);
+    }
+  }
+
   struct Impl;
   Impl& impl() { return *impl_; }
 
@@ -110,6 +153,9 @@ class Engine {
     if (was_parked) --parked_threads_;
   }
   void thread_became_blocked(bool parked);
+  // The last kStuckWatchSteps steps at a stuck date record who runs; the last one fails the run.
+  static constexpr std::uint64_t kStuckWatchSteps = 100'000;
+  void stuck_step(const Thread& t);
 
  private:
   static double sg_clock_s_;  // SimGrid's clock (s) as of its last advance; see clock_ns()
@@ -124,6 +170,12 @@ class Engine {
   std::int64_t active_threads_ = 0, parked_threads_ = 0;
   std::unique_ptr<CpuScheduler> sched_;
   bool running_ = false;  // run_until_ns has started: threads spawned from now on are new
+  ThreadCapacity capacity_;
+  std::uint64_t live_threads_ = 0;  // spawned and not finished (their actors hold a stack)
+  double step_date_s_ = -1;
+  std::uint64_t steps_at_date_ = 0;
+  std::set<std::string> stuck_threads_;
+  bool stuck_ = false;
   TraceSink* trace_ = nullptr;
   bool deadlocked_ = false;
   TimeNs deadlock_ns_ = 0;

@@ -78,6 +78,7 @@ void Thread::trace_wait(const char* what, TimeNs t0) {
 }
 
 void Thread::flush() {
+  engine_.step(*this);
   if (pending_ <= 0) return;
   RunningGuard guard;
   const double amount = pending_;

@@ -409,3 +409,19 @@ TEST_CASE("import-fio: the CLI refuses what run would refuse, naming the fio opt
   CHECK(sc.at("/kernel/ring/sq_entries") == 8192);
   CHECK(uringsim::models::make_model(sc) != nullptr);
 }
+
+TEST_CASE("import-fio: percentile_list sets measure.percentiles, and size and lat_percentiles have no effect") {
+  const auto im =
+      import_file("[j]\nioengine=io_uring\npercentile_list=50:99.9:99.99\nsize=1g\nlat_percentiles=1\n");
+  CHECK(im.scenario["measure"]["percentiles"] == nlohmann::ordered_json({50, 99.9, 99.99}));
+  CHECK_THAT(im.scenario["description"].get<std::string>(), Contains("size=1g, lat_percentiles=1"));
+  CHECK_FALSE(import_file("[j]\nioengine=io_uring\n").scenario.contains("measure"));
+  CHECK_THAT(error_of([] { import_file("[j]\nioengine=io_uring\npercentile_list=50,99\n"); }),
+             Contains("job.fio:3: percentile_list: expected percentages separated by ':'"));
+  CHECK_THAT(error_of([] { import_file("[j]\nioengine=io_uring\npercentile_list=50::99\n"); }),
+             Contains("separated by ':'"));
+  std::string many = "1";
+  for (int i = 2; i <= 21; ++i) many.append(":").append(std::to_string(i));
+  CHECK_THAT(error_of([&] { import_file("[j]\nioengine=io_uring\npercentile_list=" + many + "\n"); }),
+             Contains("at most 20 percentiles, got 21"));
+}

@@ -268,3 +268,48 @@ TEST_CASE("report: inline SVG drops the prolog and makes ids unique per figure")
   CHECK(out.find("url(#f1-pat)") != std::string::npos);
   CHECK(out.find("id=\"f1-pat\"") != std::string::npos);
 }
+
+TEST_CASE("report: a directory for a file, or a value of the wrong type, exits 2 naming the file and key") {
+  const auto dir = fresh_dir("report-shapes");
+  auto expect_bad = [&](const fs::path& d, const std::string& needle) {
+    const auto r = run_cli("report " + d.string());
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(needle) != std::string::npos);
+    CHECK(r.output.find("type must be") == std::string::npos);  // the JSON library's text names no key
+    CHECK_FALSE(fs::exists(d / "report.html"));
+  };
+  const std::string compare_json = R"({"scenario": "x.json", "variants": ["a"], "reps": 1, "metrics": {}})";
+  const std::string header =
+      "point,variant,rep,seed,g,throughput_ops_per_s,latency_mean_us,latency_p50_us,latency_p99_us,"
+      "cpu_total_pct,spin_slowpath_pct,results\n";
+
+  fs::create_directories(dir / "cjdir" / "compare.json");
+  expect_bad(dir / "cjdir", "compare.json: is a directory");
+  fs::create_directories(dir / "csvdir" / "sweep.csv");
+  expect_bad(dir / "csvdir", "sweep.csv: is a directory");
+  fs::create_directories(dir / "sjdir" / "sweep.json");
+  std::ofstream(dir / "sjdir" / "sweep.csv") << header << "0,a,0,1,1,1,1,1,1,1,0,r/results.json\n";
+  expect_bad(dir / "sjdir", "sweep.json: is a directory");
+  fs::create_directories(dir / "rundir" / "runs" / "a" / "rep0" / "results.json");
+  std::ofstream(dir / "rundir" / "compare.json") << compare_json;
+  expect_bad(dir / "rundir", "rep0/results.json: is a directory");
+
+  fs::create_directories(dir / "scenario");
+  std::ofstream(dir / "scenario" / "compare.json") << R"({"scenario": {}, "variants": ["a"], "reps": 1})";
+  expect_bad(dir / "scenario", "compare.json: /scenario: expected a string, got {}");
+  fs::create_directories(dir / "mean");
+  std::ofstream(dir / "mean" / "compare.json") << R"({"scenario": "x.json", "variants": ["a"], "reps": 1,
+             "metrics": {"/x/y": {"by_variant": {"a": {"mean": "fast"}}}}})";
+  expect_bad(dir / "mean",
+             "compare.json: /metrics/~1x~1y/by_variant/a/mean: expected a number, got \"fast\"");
+  fs::create_directories(dir / "sjtype");
+  std::ofstream(dir / "sjtype" / "sweep.csv") << header << "0,a,0,1,1,1,1,1,1,1,0,r/results.json\n";
+  std::ofstream(dir / "sjtype" / "sweep.json")
+      << R"({"scenario": "x.json", "grids": [{"path": 3, "values": []}]})";
+  expect_bad(dir / "sjtype", "sweep.json: /grids/0/path: expected a string, got 3");
+  fs::create_directories(dir / "deep");
+  std::ofstream(dir / "deep" / "compare.json") << std::string(100000, '[') << std::string(100000, ']');
+  expect_bad(dir / "deep",
+             "compare.json:1:65: malformed JSON: arrays and objects nested more than 64 levels deep");
+}

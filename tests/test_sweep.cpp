@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -325,4 +327,193 @@ TEST_CASE("sweep: a bad grid value, range or shard exits 2 naming it and writes 
   CHECK(s.exit_code == 2);
   CHECK(s.output.find("3/2") != std::string::npos);
   CHECK(!fs::exists(out));
+}
+
+namespace {
+
+// Copies shard `from` to `to`, then lets `tamper` spoil it.
+fs::path spoiled_copy(const fs::path& from, const fs::path& to,
+                      const std::function<void(const fs::path&)>& tamper) {
+  fs::remove_all(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+  tamper(to);
+  return to;
+}
+
+// The process ids of pid's children (from /proc).
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  for (pid_t c = 0; f >> c;) out.push_back(c);
+  return out;
+}
+
+// Starts `uringsim sweep ARGS` in its own process group, output to `log`; before exec, `prepare`.
+pid_t start_sweep(const std::vector<std::string>& args, const fs::path& log,
+                  const std::function<void()>& prepare) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    freopen(log.c_str(), "w", stdout);
+    dup2(fileno(stdout), 2);
+    prepare();
+    std::vector<char*> argv{const_cast<char*>(URINGSIM_EXE)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+std::size_t finished_points(const fs::path& out) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(out / "points", ec))
+    if (fs::exists(e.path() / "point.json")) ++n;
+  return n;
+}
+
+// Waits (at most two minutes) until `ready` holds.
+bool wait_for(const std::function<bool()>& ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!ready() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return ready();
+}
+
+}  // namespace
+
+TEST_CASE("sweep: merge checks every shard before writing: bad specs and points exit 2 naming file and key") {
+  const auto dir = fresh_dir("merge-bad");
+  REQUIRE(run_cli(sweep_args(dir / "a", " --shard 1/2")).exit_code == 0);
+  REQUIRE(run_cli(sweep_args(dir / "b", " --shard 2/2")).exit_code == 0);
+  const auto spec_of = [](const fs::path& d) { return nlohmann::json::parse(slurp(d / "sweep_spec.json")); };
+  const auto write_spec = [](const fs::path& d, const std::string& text) {
+    std::ofstream(d / "sweep_spec.json") << text;
+  };
+  auto expect_refused = [&](const fs::path& first, const fs::path& second, const std::string& needle) {
+    const auto out = dir / "out";
+    const auto r = run_cli("merge " + first.string() + " " + second.string() + " --out " + out.string());
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(needle) != std::string::npos);
+    CHECK(r.output.find("json.exception") == std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  };
+  const auto a = dir / "a", b = dir / "b";
+  expect_refused(
+      spoiled_copy(a, dir / "notjson", [&](const fs::path& d) { write_spec(d, "{\"points\": [,]}"); }), b,
+      "notjson/sweep_spec.json:1:");
+  expect_refused(spoiled_copy(a, dir / "array", [&](const fs::path& d) { write_spec(d, "[]"); }), b,
+                 "array/sweep_spec.json: (top level): expected an object, got []");
+  expect_refused(spoiled_copy(a, dir / "norep",
+                              [&](const fs::path& d) {
+                                auto s = spec_of(d);
+                                s["points"][0].erase("rep");
+                                write_spec(d, s.dump());
+                              }),
+                 b, "norep/sweep_spec.json: /points/0/rep: missing");
+  expect_refused(spoiled_copy(a, dir / "reptype",
+                              [&](const fs::path& d) {
+                                auto s = spec_of(d);
+                                s["reps"] = "many";
+                                write_spec(d, s.dump());
+                              }),
+                 b, "reptype/sweep_spec.json: /reps: expected an integer, got \"many\"");
+  expect_refused(spoiled_copy(a, dir / "escape",
+                              [&](const fs::path& d) {
+                                auto s = spec_of(d);
+                                s["points"][0]["id"] = "../../escape";
+                                write_spec(d, s.dump());
+                              }),
+                 b, "escape/sweep_spec.json: /points/0/id: expected a point id");
+  expect_refused(spoiled_copy(a, dir / "resultsdir",
+                              [&](const fs::path& d) {
+                                const auto p = point_dirs(d).front();
+                                fs::remove(p / "results.json");
+                                fs::create_directories(p / "results.json");
+                              }),
+                 b, "results.json: is a directory");
+  // An empty spec in the first shard is no sweep, not a wildcard that skips the same-sweep check.
+  const auto other = dir / "other";
+  REQUIRE(run_cli("sweep " + kMm1 + kFast + " --grid workload.service.mean_us=6 --variants rho08 --out " +
+                  other.string())
+              .exit_code == 0);
+  expect_refused(spoiled_copy(a, dir / "empty", [&](const fs::path& d) { write_spec(d, ""); }), other,
+                 "empty/sweep_spec.json:1:");
+  // The good shards still merge.
+  const auto m = run_cli("merge " + a.string() + " " + b.string() + " --out " + (dir / "good").string());
+  INFO(m.output);
+  CHECK(m.exit_code == 0);
+}
+
+TEST_CASE("sweep: runs killed by a signal are not run, not failed, and an ignored SIGINT kills none") {
+  const auto dir = fresh_dir("sweep-signals");
+  const std::vector<std::string> base = {
+      "sweep",      kMm1,           "--set",  "duration_ms=300",
+      "--set",      "warmup_ms=10", "--grid", "workload.service.mean_us=2:6:1",
+      "--variants", "rho08",        "--jobs", "1",
+      "--out"};
+  auto args = [&](const fs::path& out) {
+    auto a = base;
+    a.push_back(out.string());
+    return a;
+  };
+  int status = 0;
+
+  // As a background job of a shell: SIGINT ignored. A SIGINT to the group stops no run. It is sent
+  // once a run has been going for a while (SimGrid used to catch SIGINT once it had started).
+  const auto bg = dir / "background";
+  auto bg_args = args(bg);
+  bg_args[3] = "duration_ms=1500";
+  pid_t pid = start_sweep(bg_args, dir / "bg.log", [] { signal(SIGINT, SIG_IGN); });
+  std::map<pid_t, std::chrono::steady_clock::time_point> seen;
+  REQUIRE(wait_for([&] {
+    const auto now = std::chrono::steady_clock::now();
+    for (const pid_t c : children_of(pid)) {
+      seen.emplace(c, now);
+      if (now - seen[c] > std::chrono::milliseconds(300)) return true;
+    }
+    return false;
+  }));
+  kill(-pid, SIGINT);
+  waitpid(pid, &status, 0);
+  {
+    const auto log = slurp(dir / "bg.log");
+    INFO(log);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(log.find("failed (exit") == std::string::npos);
+    CHECK(finished_points(bg) == 4);
+  }
+
+  // A run killed while the sweep goes on: "not run", the sweep exits 1, and resuming finishes it.
+  const auto killed = dir / "killed";
+  pid = start_sweep(args(killed), dir / "killed.log", [] {});
+  REQUIRE(wait_for([&] { return finished_points(killed) >= 1 && !children_of(pid).empty(); }));
+  // Until one is hit: between two runs the sweep has no child.
+  REQUIRE(wait_for([&] {
+    bool hit = false;
+    for (const pid_t c : children_of(pid)) hit = kill(c, SIGKILL) == 0 || hit;
+    return hit;
+  }));
+  waitpid(pid, &status, 0);
+  {
+    const auto log = slurp(dir / "killed.log");
+    INFO(log);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(log.find("1 not run") != std::string::npos);
+    CHECK(log.find("0 failed") != std::string::npos);
+    CHECK(log.find("failed (exit") == std::string::npos);
+  }
+  std::string cmd;
+  for (const auto& a : args(killed)) cmd += " " + a;
+  const auto r = run_cli(cmd);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("0 failed)") != std::string::npos);
+  CHECK(finished_points(killed) == 4);
 }

@@ -3,11 +3,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include "analysis/io.hpp"
 #include "cli_helpers.hpp"
+#include "host_helpers.hpp"
 #include "tools/app/twin.hpp"
 
 using namespace testing;
@@ -66,10 +69,49 @@ TEST_CASE("twin join: replications grouped per point, host CI, relative and abso
   // The summary counts only points with both sides.
   CHECK(j["summary"]["throughput.ops_per_s"]["points"] == 1);
   CHECK(j["summary"]["throughput.ops_per_s"]["median_abs_rel_error_pct"].get<double>() == Approx(10.0));
+  CHECK(j["summary"]["throughput.ops_per_s"]["median_abs_error"].get<double>() == Approx(11));
+  CHECK(j["summary"]["cpu.by_thread.io_uring_echo_s_pct"]["worst_abs_error"].get<double>() == Approx(10));
 
   const std::string csv = uringsim::app::twin::csv(j, {"workload.connections"});
   CHECK(csv.rfind("variant,workload.connections,metric,host_mean,host_ci95,host_n,sim_mean,sim_ci95,sim_n,"
                   "abs_error,rel_error_pct\n",
                   0) == 0);
   CHECK(csv.find(",10,throughput.ops_per_s,110.0,") != std::string::npos);
+}
+
+TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulator writes twin.csv") {
+  if (!host_available()) return;
+  const auto d = fresh_dir("twin-cli");
+  const auto nproc = std::to_string(::sysconf(_SC_NPROCESSORS_ONLN));
+  const json s = {
+      {"name", "twin-echo"},
+      {"warmup_ms", 50},
+      {"duration_ms", 200},
+      {"machine", {{"cores", std::stoi(nproc)}}},
+      {"workload",
+       {{"type", "echo"}, {"connections", 10}, {"client_placement", "local"}, {"client_threads", 1}}}};
+  std::ofstream(d / "s.json") << s.dump();
+  const auto r = run_cli("twin " + (d / "s.json").string() + " --grid workload.connections=10 --reps 1 " +
+                         "--wait-quiet 0 --quiet --out " + (d / "out").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const std::string csv = slurp(d / "out" / "twin.csv");
+  CHECK(csv.find(",10,throughput.ops_per_s,") != std::string::npos);
+  const json tj = json::parse(slurp(d / "out" / "twin.json"));
+  REQUIRE(tj.at("rows").size() == 1);
+  const auto& t = tj["rows"][0]["metrics"]["throughput.ops_per_s"];
+  CHECK(t["host"]["n"] == 1);
+  CHECK(t["sim"]["n"] == 1);
+  CHECK(t["host"]["mean"].get<double>() > 0);
+  CHECK(t["sim"]["mean"].get<double>() > 0);
+  // Each side is an ordinary sweep: the host side's results say where they came from.
+  const json hs = json::parse(slurp(d / "out" / "host" / "sweep.json"));
+  const json hr = json::parse(slurp(d / "out" / "host" / hs["points"][0]["results"].get<std::string>()));
+  CHECK(hr["source"] == "host");
+  // The report shows both sides.
+  const auto rep = run_cli("report " + (d / "out").string());
+  INFO(rep.output);
+  CHECK(rep.exit_code == 0);
+  const std::string html = slurp(d / "out" / "report.html");
+  CHECK(html.find("host (error bars: 95 % CI) and simulation") != std::string::npos);
 }

@@ -55,6 +55,22 @@ int main(int argc, char** argv) {
       "Write the scenario equivalent to a fio job (io_uring engine), from a job file or --cmdline");
   add_import_fio_options(*imp_cmd, imp);
 
+  ExportFioOptions exp;
+  auto* exp_cmd = app.add_subcommand(
+      "export-fio",
+      "Write the fio job file equivalent to a scenario's fio workload (the inverse of import-fio)");
+  add_export_fio_options(*exp_cmd, exp);
+
+  HostCommandOptions host;
+  auto* host_cmd = app.add_subcommand(
+      "host",
+      "Run a scenario's workload on this machine's kernel (io_uring); write DIR/results.json like run");
+  add_host_options(*host_cmd, host);
+  CalibrateOptions cal;
+  auto* cal_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine's kernel costs with micro-benchmarks; write a calibration file");
+  add_calibrate_options(*cal_cmd, cal);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,5 +87,8 @@ int main(int argc, char** argv) {
   if (*rep_cmd) return cmd_report(rep);
   if (*imp_cmd) return cmd_import_fio(imp);
   if (*twn_cmd) return cmd_twin(twn);
+  if (*exp_cmd) return cmd_export_fio(exp);
+  if (*host_cmd) return cmd_host(host);
+  if (*cal_cmd) return cmd_calibrate(cal);
   return 2;
 }

@@ -26,6 +26,7 @@ struct RunOptions {
   std::string trace_file;         // --trace: Chrome/Perfetto timeline
   std::string trace_window;       // --trace-window-ms a:b
   bool allow_violations = false;  // exit 0 even if the design-review checks failed
+  std::string calibration;        // --calibration FILE; "" = none
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);
@@ -52,6 +53,7 @@ struct CompareOptions {
   std::vector<std::string> sets;
   bool quiet = false;
   bool allow_violations = false;  // passed to each run: a failed design-review check is not a failed point
+  std::string calibration;        // --calibration FILE, passed to each run
 };
 void add_compare_options(CLI::App& cmd, CompareOptions& o);
 int cmd_compare(const CompareOptions& o);
@@ -128,5 +130,41 @@ struct ImportFioOptions {
 };
 void add_import_fio_options(CLI::App& cmd, ImportFioOptions& o);
 int cmd_import_fio(const ImportFioOptions& o);
+
+// `uringsim export-fio`: the fio job file of a scenario's fio workload (docs/import-fio.md, Export).
+struct ExportFioOptions {
+  std::string scenario;
+  std::string variant;
+  std::vector<std::string> sets;
+  std::string out;     // "" = standard output
+  std::string target;  // filename= (with size= unless a block device); "" = none
+};
+void add_export_fio_options(CLI::App& cmd, ExportFioOptions& o);
+int cmd_export_fio(const ExportFioOptions& o);
+
+// `uringsim host`: the scenario's workload on this machine's kernel (docs/host.md). Exit codes:
+// 0 ok; 2 bad input, a model-only field or io_uring unavailable; 1 a failed run; 128 + signal
+// when interrupted (SIGINT 130, SIGTERM 143). Nothing is written unless it exits 0.
+struct HostCommandOptions {
+  std::string scenario;
+  std::string out_dir;  // "" = out/<scenario-name>[/<variant>]/host
+  std::string variant;
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  bool ignore_model_fields = false;
+  std::string target;       // fio only
+  double wait_quiet_s = 0;  // --wait-quiet
+  bool quiet = false;
+};
+void add_host_options(CLI::App& cmd, HostCommandOptions& o);
+int cmd_host(const HostCommandOptions& o);
+// `uringsim calibrate`: micro-benchmarks of this machine's kernel costs -> a calibration file.
+struct CalibrateOptions {
+  std::string out = "out/calibration.json";
+  bool quick = false;  // ~10x fewer repetitions: a few seconds
+  bool quiet = false;  // no progress lines and no table
+};
+void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o);
+int cmd_calibrate(const CalibrateOptions& o);
 
 }  // namespace uringsim::app

@@ -1,11 +1,11 @@
 // `uringsim compare`: every variant of a scenario, replicated with independent seeds, each run in
-// its own process; per metric the mean with a Student-t 95 % confidence interval, and each
-// variant's difference to the first with a Welch interval, marked significant or not.
+// its own process (resumable like sweep: finished runs are kept, tools/app/study_runs.hpp); per metric the
+// mean with a Student-t 95 % confidence interval, and each variant's difference to the first with a Welch
+// interval, marked significant or not.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -14,12 +14,20 @@
 #include "analysis/stats.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/load_scenario.hpp"
+#include "tools/app/read_file.hpp"
 #include "tools/app/study_metrics.hpp"
+#include "tools/app/study_runs.hpp"
 #include "tools/app/subprocess.hpp"
 
 namespace uringsim::app {
 namespace {
+
+namespace fs = std::filesystem;
+
+// A run's marker: its presence with the run's hash is what marks the run finished.
+constexpr const char* kMarker = "run.json";
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -54,13 +62,13 @@ void add_compare_options(CLI::App& cmd, CompareOptions& o) {
   cmd.add_option("--out", o.out_dir, "Output directory (default: out/<scenario-name>/compare)");
   cmd.add_option("--set", o.sets, "Override a field in every run: dotted.path=value (repeatable)")
       ->take_all();
+  add_calibration_option(cmd, o.calibration);
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Pass --allow-violations to every run: runs whose design-review checks fail still count");
 }
 
 int cmd_compare(const CompareOptions& o) {
-  namespace fs = std::filesystem;
-  const auto loaded = load_for_command(o.scenario, "", o.sets, std::nullopt);
+  const auto loaded = load_for_command(o.scenario, "", o.sets, std::nullopt, o.calibration);
   if (!loaded) return kExitBadInput;
   const config::Scenario& base = *loaded;
   std::vector<std::string> variants = split_list(o.variants);
@@ -76,42 +84,113 @@ int cmd_compare(const CompareOptions& o) {
   const std::string out =
       o.out_dir.empty() ? "out/" + base.doc.at("name").get<std::string>() + "/compare" : o.out_dir;
   const auto base_seed = base.doc.at("seed").get<std::uint64_t>();
+  study::Runner runner;
+  runner.calibration = o.calibration;
+  std::string file_hash;
+  try {
+    file_hash = study::file_hash(read_text_file(o.scenario));
+    if (!o.calibration.empty()) runner.calibration_hash = study::file_hash(read_text_file(o.calibration));
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
 
-  std::vector<std::vector<std::string>> cmds;
-  std::vector<std::pair<std::string, int>> which;
+  // One run per variant and replication, in its own directory; those already finished with the
+  // same inputs (an earlier, interrupted compare) are kept.
+  struct Run {
+    std::string variant;
+    int rep;
+    std::uint64_t seed;
+    fs::path dir;
+    std::string hash;
+  };
+  std::vector<Run> runs;
   for (const auto& v : variants)
     for (int i = 0; i < o.reps; ++i) {
-      const std::string dir = fmt::format("{}/runs/{}/rep{}", out, v.empty() ? "base" : v, i);
-      std::vector<std::string> c = {
-          self_exe(), "run", o.scenario, "--quiet",
-          "--out",    dir,   "--seed",   std::to_string(base_seed + static_cast<std::uint64_t>(i))};
-      if (!v.empty()) c.insert(c.end(), {"--variant", v});
-      for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
-      if (o.allow_violations) c.push_back("--allow-violations");
-      cmds.push_back(std::move(c));
-      which.emplace_back(v, i);
+      const std::uint64_t seed = base_seed + static_cast<std::uint64_t>(i);
+      runs.push_back({v, i, seed, fs::path(fmt::format("{}/runs/{}/rep{}", out, v.empty() ? "base" : v, i)),
+                      study::run_hash(file_hash, v, seed, o.sets, runner)});
     }
-  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::size_t> todo;
+  std::vector<Job> jobs;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const Run& r = runs[k];
+    if (study::run_finished(r.dir, kMarker, r.hash)) continue;
+    std::error_code ec;
+    fs::create_directories(r.dir, ec);
+    study::remove_stale_temps(r.dir);
+    todo.push_back(k);
+    jobs.push_back(
+        {study::run_command(o.scenario, r.dir.string(), r.seed, r.variant, o.sets, o.allow_violations, runner),
+         study::log_path(r.dir)});
+  }
+  if (!todo.empty()) {
+    // The study's outputs appear only once every run is finished: none from an earlier one stays
+    // beside runs that no longer match it.
+    std::error_code ec;
+    fs::remove(out + "/compare.json", ec);
+    fs::remove(out + "/compare.csv", ec);
+  }
+  const int jobs_at_once =
+      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!o.quiet)
-    std::cerr << fmt::format("compare: {} runs ({} variants x {} reps), {} at a time\n", cmds.size(),
-                             variants.size(), o.reps, jobs);
-  const auto children = run_parallel(cmds, jobs);
+    std::cerr << fmt::format("compare: {} runs ({} variants x {} reps), {} to run, {} at a time\n",
+                             runs.size(), variants.size(), o.reps, todo.size(), jobs_at_once);
+  study::Progress progress("compare", runs.size(), todo.size(), o.quiet);
+  progress.skipped(runs.size() - todo.size());
+  progress.draw();
+  int interrupted = 0;
+  try {
+    interrupted = run_each(jobs, jobs_at_once, [&](std::size_t j, const ChildResult& c) {
+      const Run& r = runs[todo[j]];
+      const std::string name = fmt::format("run {} rep {}", r.variant.empty() ? "base" : r.variant, r.rep);
+      auto outcome = study::outcome_of(c, r.dir);
+      if (outcome == study::Outcome::Ok) {
+        try {
+          study::mark_finished(
+              r.dir, kMarker,
+              {{"variant", r.variant}, {"rep", r.rep}, {"seed", r.seed}, {"scenario_hash", r.hash}});
+        } catch (const std::exception& e) {
+          outcome = study::Outcome::Failed;
+          progress.note(fmt::format("compare: {}: cannot write {}: {}", name, kMarker, e.what()));
+        }
+      } else if (outcome == study::Outcome::Failed) {
+        progress.note(fmt::format("compare: {} {}", name, study::describe_failure(c, r.dir)));
+      }
+      progress.finished(outcome);
+      progress.draw();
+    });
+  } catch (const std::exception& e) {
+    progress.end();
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  progress.end();
+  if (interrupted)
+    return study::interrupted_exit("compare", interrupted, todo.size() - progress.ran() - progress.failed());
+  if (progress.failed() || progress.not_run()) {
+    std::cerr << fmt::format(
+        "error: {} of {} runs failed{}; the finished ones are kept: run the same command again to retry the "
+        "others\n",
+        progress.failed() + progress.not_run(), runs.size(),
+        progress.not_run() ? fmt::format(" ({} killed before they ended)", progress.not_run()) : "");
+    return kExitFailed;
+  }
 
   // values[metric][variant] = per-replication values
   std::map<std::string, std::map<std::string, std::vector<double>>> values;
-  for (std::size_t k = 0; k < children.size(); ++k) {
-    if (children[k].exit_code != 0) {
-      std::cerr << "error: run " << which[k].first << " rep " << which[k].second << " failed ("
-                << children[k].exit_code << "): " << children[k].output << "\n";
+  for (const Run& r : runs) {
+    nlohmann::json res;
+    try {
+      res = read_json_file(r.dir / "results.json");
+    } catch (const config::InputError& e) {
+      std::cerr << "error: " << e.what() << "\n";
       return kExitFailed;
     }
-    const auto& [v, i] = which[k];
-    std::ifstream f(fmt::format("{}/runs/{}/rep{}/results.json", out, v.empty() ? "base" : v, i));
-    const auto r = nlohmann::json::parse(f);
     for (const auto& m : study_metrics()) {  // absent metrics are skipped
       const std::string ptr = m.pointer;
       const nlohmann::json::json_pointer p(ptr);
-      if (r.contains(p) && r.at(p).is_number()) values[ptr][v].push_back(r.at(p).get<double>());
+      if (res.contains(p) && res.at(p).is_number()) values[ptr][r.variant].push_back(res.at(p).get<double>());
     }
   }
 

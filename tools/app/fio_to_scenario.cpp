@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -26,6 +28,8 @@ constexpr double kUsPerSecond = 1e6, kUsPerMs = 1e3;
 // kernel.ring.sq_entries: the schema's default, and its maximum, which is the kernel's
 // IORING_MAX_ENTRIES (io_uring/io_uring.c): a larger ring is refused by io_uring_setup.
 constexpr std::uint64_t kDefaultSqEntries = 4096, kMaxSqEntries = 32768;
+// fio's percentile_list holds at most FIO_IO_U_LIST_MAX_LEN values (stat.h).
+constexpr std::size_t kMaxPercentiles = 20;
 
 // What one job asks for, in fio's terms; defaults are fio's (HOWTO: rw=read, rwmixread=50, bs=4k,
 // iodepth=1, unpaced, buffered, no polling, numjobs=1).
@@ -39,6 +43,7 @@ struct Settings {
   std::int64_t sqthread_poll_cpu = -1, cpus_allowed = -1;
   std::uint64_t numjobs = 1;
   std::optional<double> runtime_us, ramp_us, sq_idle_us;
+  std::optional<std::vector<double>> percentiles;
   std::optional<std::string> ioengine;
   std::string rate_where;
   // Scenario field (JSON pointer) -> the option that set it, as written (see written()).
@@ -53,7 +58,7 @@ struct Settings {
            rate_iops == o.rate_iops && direct == o.direct && hipri == o.hipri &&
            sqthread_poll == o.sqthread_poll && sqthread_poll_cpu == o.sqthread_poll_cpu &&
            cpus_allowed == o.cpus_allowed && runtime_us == o.runtime_us && ramp_us == o.ramp_us &&
-           sq_idle_us == o.sq_idle_us && ioengine == o.ioengine;
+           sq_idle_us == o.sq_idle_us && ioengine == o.ioengine && percentiles == o.percentiles;
   }
 };
 
@@ -87,7 +92,8 @@ const std::map<std::string, std::string>& field_of() {
                                                        {"runtime", "/duration_ms"},
                                                        {"timeout", "/duration_ms"},
                                                        {"ramp_time", "/warmup_ms"},
-                                                       {"io_sq_thread_idle", "/kernel/sqpoll/idle_us"}};
+                                                       {"io_sq_thread_idle", "/kernel/sqpoll/idle_us"},
+                                                       {"percentile_list", "/measure/percentiles"}};
   return m;
 }
 
@@ -208,9 +214,32 @@ const std::map<std::string, Handler>& handlers() {
     m["io_sq_thread_idle"] = [](Settings& s, const Option& o, unsigned) {
       s.sq_idle_us = parse_time_us(need_value(o), 1.0, what(o));
     };
+    // fio's FIO_OPT_FLOAT_LIST: percentages separated by ':'; the loader checks their range.
+    m["percentile_list"] = [](Settings& s, const Option& o, unsigned) {
+      const std::string& v = need_value(o);
+      std::vector<double> list;
+      std::size_t pos = 0;
+      for (;;) {
+        const auto colon = v.find(':', pos);
+        const std::string item = v.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
+        double x = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), x);
+        if (item.empty() || ec != std::errc() || end != item.data() + item.size() || !std::isfinite(x))
+          throw InputError(
+              fmt::format("{}: expected percentages separated by ':' (1:50:99.9), got \"{}\"", what(o), v));
+        list.push_back(x);
+        if (colon == std::string::npos) break;
+        pos = colon + 1;
+      }
+      if (list.size() > kMaxPercentiles)
+        throw InputError(fmt::format("{}: fio takes at most {} percentiles, got {}", what(o), kMaxPercentiles,
+                                     list.size()));
+      s.percentiles = std::move(list);
+    };
     // Accepted, no effect on the simulation (docs/import-fio.md says why for each).
-    for (const char* k : {"name", "description", "filename", "thread", "group_reporting", "randrepeat",
-                          "randseed", "time_based", "kb_base", "output", "output-format"})
+    for (const char* k :
+         {"name", "description", "filename", "size", "thread", "group_reporting", "randrepeat", "randseed",
+          "time_based", "kb_base", "output", "output-format", "lat_percentiles"})
       m[k] = [](Settings& s, const Option& o, unsigned) {
         s.no_effect.push_back(o.value ? o.key + "=" + *o.value : o.key);
       };
@@ -266,12 +295,20 @@ nlohmann::ordered_json number(double x) {
   return x;
 }
 
+// A scenario name (a directory name: [A-Za-z0-9._-], at most 100) made from a job or file name.
+std::string as_scenario_name(const std::string& raw) {
+  std::string out;
+  for (const char c : raw.substr(0, 100))
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  return out == "." || out == ".." ? "fio" : out;
+}
+
 std::string default_name(const Job& job, const ImportOptions& opts) {
-  if (!opts.name.empty()) return opts.name;
-  if (!job.name.empty()) return job.name;
+  if (!opts.name.empty()) return opts.name;  // as given: a bad one is refused, naming it
+  if (!job.name.empty()) return as_scenario_name(job.name);
   if (opts.source != "--cmdline" && !opts.source.empty()) {
     const auto stem = std::filesystem::path(opts.source).stem().string();
-    if (!stem.empty()) return stem;
+    if (!stem.empty()) return as_scenario_name(stem);
   }
   return "fio";
 }
@@ -375,6 +412,11 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
                     {"sqthread_poll_cpu", s.sqthread_poll_cpu},
                     {"cpus_allowed", s.cpus_allowed},
                     {"numjobs", s.numjobs}};
+  if (s.percentiles) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const double p : *s.percentiles) list.push_back(number(p));
+    sc["measure"] = {{"percentiles", list}};
+  }
   for (const auto& [field, option] : s.origin) out.origin.emplace(field, option);
   return out;
 }

@@ -1,7 +1,7 @@
 #pragma once
-// Loading and simulating the scenario a command runs (run, graph, compare): variant, --set and
-// --seed applied. On bad input the error is printed ("error: FILE: /path: ...") and the command
-// exits 2.
+// Loading and simulating the scenario a command runs (run, graph, compare): variant, --set,
+// --seed and --calibration applied. On bad input the error is printed ("error: FILE: /path: ...") and the
+// command exits 2.
 #include <cstdint>
 #include <functional>
 #include <iostream>
@@ -14,14 +14,24 @@
 
 namespace uringsim::app {
 
+// --calibration FILE, worded the same on every command that loads a scenario.
+inline void add_calibration_option(CLI::App& cmd, std::string& path) {
+  cmd.add_option("--calibration", path,
+                 "Apply a calibration file (uringsim calibrate): its machine cores/GHz and measured costs; "
+                 "the scenario's own costs and --set still win");
+}
+
+// calibration: a calibration file's path, "" = none.
 inline std::optional<config::Scenario> load_for_command(const std::string& path, const std::string& variant,
                                                         const std::vector<std::string>& sets,
-                                                        std::optional<std::uint64_t> seed) {
+                                                        std::optional<std::uint64_t> seed,
+                                                        const std::string& calibration = "") {
   try {
     config::LoadOptions lo;
     lo.variant = variant;
     lo.sets = sets;
     lo.seed = seed;
+    if (!calibration.empty()) lo.calibration = config::load_calibration_file(calibration);
     return config::load_scenario_file(path, lo);
   } catch (const config::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -17,9 +17,11 @@
 #include "analysis/io.hpp"
 #include "analysis/stats.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/report_util.hpp"
 #include "tools/app/study_metrics.hpp"
+#include "tools/app/subprocess.hpp"
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
@@ -62,6 +64,12 @@ double number_or_nan(const json& j) {
   return j.is_number() ? j.get<double>() : kNaN;
 }
 
+// A string in a run's results.json, "" where it is absent or not a string (the page then says less).
+std::string string_at(const json& j, const char* pointer) {
+  const json::json_pointer p(pointer);
+  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
+}
+
 // Everything the page shows, gathered from either kind of directory.
 struct Page {
   std::string kind;  // "compare" or "sweep"
@@ -101,81 +109,86 @@ void load_runs(const fs::path& dir, const std::string& variant, const std::vecto
   for (const auto& r : rel) {
     const fs::path p = dir / r;
     if (!fs::exists(p)) throw InputError(p.string() + ": missing (results.json of a run of " + variant + ")");
-    pg.runs[variant].push_back(report::read_json(p));
+    pg.runs[variant].push_back(read_json_file(p));
   }
 }
 
 void load_compare(const fs::path& dir, Page& pg) {
   const fs::path file = dir / "compare.json";
-  const json cj = report::read_json(file);
-  int reps = 0;
-  try {
-    pg.kind = "compare";
-    pg.scenario_path = cj.at("scenario").get<std::string>();
-    for (const auto& v : cj.at("variants")) {
-      const auto s = v.get<std::string>();
-      pg.variants.push_back(s.empty() ? "base" : s);  // compare names the no-variant run "base"
-    }
-    if (pg.variants.empty()) throw InputError(file.string() + ": \"variants\" is empty");
-    reps = cj.at("reps").get<int>();
-    if (reps < 1) throw InputError(file.string() + ": \"reps\" must be at least 1");
-    std::vector<std::string> seeds;
-    for (const auto& s : cj.value("seeds", json::array())) seeds.push_back(s.dump());
-    pg.inputs = {
-        {"command", "<code>uringsim compare</code>"},
-        {"variants",
-         html_escape(join(pg.variants, ", ")) + " (baseline: " + html_escape(pg.variants.front()) + ")"},
-        {"replications", std::to_string(reps) + " per variant"},
-        {"seeds", html_escape(join(seeds, ", "))},
-        {"confidence", fmt::format("{:g}", 100 * cj.value("confidence", 0.95)) + " % (Student t; "
-                                                                                 "differences: Welch)"}};
-
-    // Known metrics in a readable order, then any others compare.json holds.
-    std::vector<std::string> order = {"/throughput/ops_per_s", "/latency_us/mean",
-                                      "/latency_us/p50",       "/latency_us/p99",
-                                      "/cpu/total_pct",        "/profile/spin_slowpath_pct"};
-    const auto& metrics = cj.at("metrics");
-    for (const auto& [ptr, _] : metrics.items())
-      if (std::find(order.begin(), order.end(), ptr) == order.end()) order.push_back(ptr);
-    std::vector<std::vector<std::string>> rows;
-    std::vector<bool> sig;
-    for (const auto& ptr : order) {
-      if (!metrics.contains(ptr)) continue;
-      const auto& m = metrics.at(ptr);
-      const std::string label = m.value("label", ptr);
-      for (const auto& v : pg.variants) {
-        if (!m.at("by_variant").contains(v)) continue;
-        const auto& bv = m.at("by_variant").at(v);
-        const double mean = number_or_nan(bv.at("mean"));
-        // dump_json writes an infinite half width (one replication) as null.
-        const double hw = bv.contains("ci95_half_width") ? number_or_nan(bv.at("ci95_half_width")) : kNaN;
-        std::string diff = "baseline", rel, s;
-        bool is_sig = false;
-        if (bv.contains("diff_vs_baseline")) {
-          const auto& d = bv.at("diff_vs_baseline");
-          const double dv = number_or_nan(d.at("diff"));
-          diff = (dv >= 0 ? "+" : "") + mean_ci(dv, number_or_nan(d.value("ci95_half_width", json())));
-          const double rp = number_or_nan(d.value("relative_pct", json()));
-          rel = std::isfinite(rp) ? fmt::format("{:+.1f} %", rp) : "";
-          is_sig = d.value("significant", false);
-          s = is_sig ? "yes" : "no";
-        }
-        const std::size_t n = bv.contains("values") ? bv.at("values").size() : 0;
-        rows.push_back({label, v, std::to_string(n), mean_ci(mean, hw), diff, rel, s});
-        sig.push_back(is_sig);
-      }
-    }
-    pg.table = table_html({"metric", "variant", "n", "mean ± 95% CI",
-                           "diff vs " + pg.variants.front() + " ± 95% CI", "relative", "significant"},
-                          rows, sig) +
-               "<p class=\"meta\">Highlighted rows differ significantly from the baseline (the 95 % "
-               "interval of the difference excludes 0).</p>\n";
-  } catch (const json::exception& e) {
-    throw InputError(file.string() + ": unexpected structure: " + e.what());
+  const json doc = read_json_file(file);
+  const JsonIn cj(doc, file.string());
+  pg.kind = "compare";
+  pg.scenario_path = cj["scenario"].string();
+  const JsonIn variants = cj["variants"];
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const auto s = variants[i].string();
+    pg.variants.push_back(s.empty() ? "base" : s);  // compare names the no-variant run "base"
   }
+  if (pg.variants.empty()) variants.fail("is empty");
+  const JsonIn reps_in = cj["reps"];
+  const std::int64_t reps = reps_in.integer();
+  if (reps < 1 || reps > 100000) reps_in.fail("expected an integer in [1, 100000]");
+  std::vector<std::string> seeds;
+  if (const auto s = cj.find("seeds"))
+    for (std::size_t i = 0; i < s->size(); ++i) seeds.push_back((*s)[i].raw().dump());
+  const auto confidence = cj.find("confidence");
+  pg.inputs = {{"command", "<code>uringsim compare</code>"},
+               {"variants", html_escape(join(pg.variants, ", ")) +
+                                " (baseline: " + html_escape(pg.variants.front()) + ")"},
+               {"replications", std::to_string(reps) + " per variant"},
+               {"seeds", html_escape(join(seeds, ", "))},
+               {"confidence", fmt::format("{:g}", 100 * (confidence ? confidence->number() : 0.95)) +
+                                  " % (Student t; differences: Welch)"}};
+
+  // Known metrics in a readable order, then any others compare.json holds.
+  std::vector<std::string> order = {"/throughput/ops_per_s", "/latency_us/mean",
+                                    "/latency_us/p50",       "/latency_us/p99",
+                                    "/cpu/total_pct",        "/profile/spin_slowpath_pct"};
+  const JsonIn metrics = cj["metrics"];
+  for (const auto& ptr : metrics.keys())
+    if (std::find(order.begin(), order.end(), ptr) == order.end()) order.push_back(ptr);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> sig;
+  for (const auto& ptr : order) {
+    const auto m = metrics.find(ptr);
+    if (!m) continue;
+    const auto label_in = m->find("label");
+    const std::string label = label_in ? label_in->string() : ptr;
+    const JsonIn by_variant = (*m)["by_variant"];
+    for (const auto& v : pg.variants) {
+      const auto bv = by_variant.find(v);
+      if (!bv) continue;
+      const double mean = (*bv)["mean"].number_or_nan();
+      // dump_json writes an infinite half width (one replication) as null.
+      const auto hw_in = bv->find("ci95_half_width");
+      const double hw = hw_in ? hw_in->number_or_nan() : kNaN;
+      std::string diff = "baseline", rel, s;
+      bool is_sig = false;
+      if (const auto d = bv->find("diff_vs_baseline")) {
+        const double dv = (*d)["diff"].number_or_nan();
+        const auto dhw = d->find("ci95_half_width");
+        diff = (dv >= 0 ? "+" : "") + mean_ci(dv, dhw ? dhw->number_or_nan() : kNaN);
+        const auto rp_in = d->find("relative_pct");
+        const double rp = rp_in ? rp_in->number_or_nan() : kNaN;
+        rel = std::isfinite(rp) ? fmt::format("{:+.1f} %", rp) : "";
+        const auto sig_in = d->find("significant");
+        is_sig = sig_in && sig_in->boolean();
+        s = is_sig ? "yes" : "no";
+      }
+      const auto values = bv->find("values");
+      const std::size_t n = values ? values->size() : 0;
+      rows.push_back({label, v, std::to_string(n), mean_ci(mean, hw), diff, rel, s});
+      sig.push_back(is_sig);
+    }
+  }
+  pg.table = table_html({"metric", "variant", "n", "mean ± 95% CI",
+                         "diff vs " + pg.variants.front() + " ± 95% CI", "relative", "significant"},
+                        rows, sig) +
+             "<p class=\"meta\">Highlighted rows differ significantly from the baseline (the 95 % "
+             "interval of the difference excludes 0).</p>\n";
   for (const auto& v : pg.variants) {
     std::vector<fs::path> rel;
-    for (int i = 0; i < reps; ++i)
+    for (std::int64_t i = 0; i < reps; ++i)
       rel.push_back(fs::path("runs") / v / ("rep" + std::to_string(i)) / "results.json");
     load_runs(dir, v, rel, pg);
   }
@@ -218,22 +231,22 @@ void load_sweep(const fs::path& dir, Page& pg) {
   if (csv.rows.empty()) throw InputError(fname + ": no rows");
 
   // sweep.json adds the scenario path and the grids as given; the CSV alone is enough otherwise.
-  json sj;
   const fs::path sfile = dir / "sweep.json";
-  if (fs::exists(sfile)) sj = report::read_json(sfile);
   std::map<std::string, std::vector<std::string>> grid_values;  // path -> values in grid order
-  int reps_declared = 0;
-  try {
-    if (sj.is_object()) {
-      pg.scenario_path = sj.value("scenario", "");
-      reps_declared = sj.value("reps", 0);
-      for (const auto& g : sj.value("grids", json::array()))
-        for (const auto& v : g.at("values"))
-          grid_values[g.at("path").get<std::string>()].push_back(v.is_string() ? v.get<std::string>()
-                                                                               : v.dump());
-    }
-  } catch (const json::exception& e) {
-    throw InputError(sfile.string() + ": unexpected structure: " + e.what());
+  std::int64_t reps_declared = 0;
+  if (fs::exists(sfile)) {
+    const json doc = read_json_file(sfile);
+    const JsonIn sj(doc, sfile.string());
+    if (const auto s = sj.find("scenario")) pg.scenario_path = s->string();
+    if (const auto r = sj.find("reps")) reps_declared = r->integer();
+    if (const auto grids = sj.find("grids"))
+      for (std::size_t i = 0; i < grids->size(); ++i) {
+        const JsonIn g = (*grids)[i];
+        const JsonIn values = g["values"];
+        auto& out = grid_values[g["path"].string()];
+        for (std::size_t k = 0; k < values.size(); ++k)
+          out.push_back(values[k].raw().is_string() ? values[k].string() : values[k].raw().dump());
+      }
   }
 
   // Aggregate the tidy rows per grid point (its grid values) and variant, in the order they first
@@ -340,14 +353,15 @@ void load_sweep(const fs::path& dir, Page& pg) {
       }
     grid_desc.push_back("<code>" + html_escape(p) + "</code> = " + html_escape(join(vals, ", ")));
   }
-  pg.inputs = {{"command", "<code>uringsim sweep</code>"},
-               {"grids", join(grid_desc, "<br>")},
-               {"variants", html_escape(join(pg.variants, ", "))},
-               {"replications", std::to_string(reps_declared > 0 ? reps_declared : static_cast<int>(max_n)) +
-                                    " per point and variant"},
-               {"points", std::to_string(groups.size()) + " (grid point × variant), " +
-                              std::to_string(csv.rows.size()) + " runs"},
-               {"seeds", html_escape(join(std::vector<std::string>(seeds.begin(), seeds.end()), ", "))}};
+  pg.inputs = {
+      {"command", "<code>uringsim sweep</code>"},
+      {"grids", join(grid_desc, "<br>")},
+      {"variants", html_escape(join(pg.variants, ", "))},
+      {"replications", std::to_string(reps_declared > 0 ? reps_declared : static_cast<std::int64_t>(max_n)) +
+                           " per point and variant"},
+      {"points", std::to_string(groups.size()) + " (grid point × variant), " +
+                     std::to_string(csv.rows.size()) + " runs"},
+      {"seeds", html_escape(join(std::vector<std::string>(seeds.begin(), seeds.end()), ", "))}};
 
   std::vector<std::string> shown;
   for (const auto& v : pg.variants) {
@@ -526,7 +540,8 @@ std::optional<Figure> gauge_plot(report::Gnuplot& gp, const Page& pg, const std:
     const auto& runs = pg.runs.at(v);
     if (runs.empty() || !runs.front().contains("timeseries")) continue;
     const auto& ts = runs.front().at("timeseries");
-    if (!ts.contains(gauge) || !ts.contains("t_ms") || !ts.at(gauge).is_array()) continue;
+    if (!ts.contains(gauge) || !ts.contains("t_ms") || !ts.at(gauge).is_array() || !ts.at("t_ms").is_array())
+      continue;
     const auto& t = ts.at("t_ms");
     const auto& y = ts.at(gauge);
     std::vector<std::string> rows;
@@ -593,18 +608,13 @@ int cmd_report(const ReportOptions& o) {
                        ": neither compare.json (uringsim compare) nor sweep.csv (uringsim sweep) found");
     for (const auto& v : pg.variants) {
       for (const auto& r : pg.runs[v]) {
-        if (pg.scenario_name.empty())
-          pg.scenario_name = r.value("/scenario/name"_json_pointer, std::string());
-        if (pg.results_version.empty())
-          pg.results_version = r.value("/tool/version"_json_pointer, std::string());
+        if (pg.scenario_name.empty()) pg.scenario_name = string_at(r, "/scenario/name");
+        if (pg.results_version.empty()) pg.results_version = string_at(r, "/tool/version");
       }
     }
     if (pg.scenario_name.empty()) pg.scenario_name = fs::path(pg.scenario_path).stem().string();
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const json::exception& e) {
-    std::cerr << "error: " << o.dir << ": unexpected content: " << e.what() << "\n";
     return kExitBadInput;
   }
 
@@ -641,6 +651,8 @@ int cmd_report(const ReportOptions& o) {
           "io-wq plots skipped: no run has the time series iowq.unbound.workers or "
           "iowq.unbound.queued (the workload does not use io-wq).");
     analysis::write_file_atomic(out, render(dir, pg, figs, notes));
+  } catch (const Interrupted& e) {
+    return 128 + e.signal;  // gnuplot's temporary directory went with `gp`
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitFailed;

@@ -13,27 +13,6 @@
 namespace uringsim::app::report {
 namespace fs = std::filesystem;
 
-nlohmann::json read_json(const fs::path& p) {
-  const std::string text = read_text_file(p);
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    throw InputError(p.string() + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                     ": malformed JSON: " + e.what());
-  }
-}
-
 Csv parse_csv(const std::string& text, const std::string& name) {
   Csv out;
   std::vector<std::string> row;

@@ -1,24 +1,19 @@
 #pragma once
 // Pieces of `uringsim report` that do not depend on the input kind, exposed for unit tests:
-// reading JSON and CSV with errors that name the file and line, HTML escaping, and running
+// reading CSV with errors that name the file and line, HTML escaping, and running
 // gnuplot to get SVG text that can be embedded inline in an HTML page.
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "config/input_error.hpp"
+
 namespace uringsim::app::report {
 
-// Bad or missing input; the message names the file (and line when known). Exit code 2.
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Parses a JSON file; syntax errors become InputError "path:line:column: ...".
-nlohmann::json read_json(const std::filesystem::path& p);
+// Bad or missing input; the message names the file (and line when known). Exit code 2. The one
+// input error type, so that what the shared readers throw (read_text_file, read_json_file) is too.
+using InputError = config::InputError;
 
 struct Csv {
   std::vector<std::string> header;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "analysis/format.hpp"
 #include "analysis/io.hpp"
@@ -78,6 +79,21 @@ std::string render_breakdown(const nlohmann::json& b) {
          analysis::render_table({"stage", "mean us", "mean %", "tail us", "tail %"}, rows);
 }
 
+// Why a file cannot be written at `path` (checked before a run, which would otherwise fail at its end).
+std::optional<std::string> file_path_problem(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return "is a directory; expected a file name";
+  for (fs::path p = fs::path(path).parent_path(); !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, ec)) {
+      if (!fs::is_directory(p, ec)) return p.string() + " is not a directory";
+      break;
+    }
+    if (p == p.parent_path()) break;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -99,10 +115,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       "Print where request latency goes, stage by stage, at the mean and for requests at or beyond p99");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
+  add_calibration_option(cmd, o.calibration);
 }
 
 int cmd_run(const RunOptions& o) {
-  const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed);
+  const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed, o.calibration);
   if (!loaded) return kExitBadInput;
   const config::Scenario& scenario = *loaded;
 
@@ -125,14 +142,26 @@ int cmd_run(const RunOptions& o) {
         const std::string a = o.trace_window.substr(0, colon), b = o.trace_window.substr(colon + 1);
         trace.start_ms = std::stod(a, &n1);
         trace.end_ms = std::stod(b, &n2);
-        if (n1 != a.size() || n2 != b.size() || trace.start_ms < 0 || trace.end_ms <= trace.start_ms)
+        // stod also reads "nan" and "inf", which no comparison below would refuse.
+        if (n1 != a.size() || n2 != b.size() || !std::isfinite(trace.start_ms) ||
+            !std::isfinite(trace.end_ms) || trace.start_ms < 0 || trace.end_ms <= trace.start_ms)
           throw std::invalid_argument("range");
       } catch (const std::exception&) {
-        std::cerr << "error: --trace-window-ms: expected a:b in ms with 0 <= a < b, got \"" << o.trace_window
-                  << "\"\n";
+        std::cerr << "error: --trace-window-ms: expected a:b in ms, finite numbers with 0 <= a < b, got \""
+                  << o.trace_window << "\"\n";
         return kExitBadInput;
       }
     }
+    if (const auto problem = file_path_problem(trace.path)) {
+      std::cerr << "error: --trace " << trace.path << ": " << *problem << "\n";
+      return kExitBadInput;
+    }
+    const double run_ms =
+        scenario.doc.at("warmup_ms").get<double>() + scenario.doc.at("duration_ms").get<double>();
+    if (trace.start_ms >= run_ms)
+      std::cerr << fmt::format(
+          "warning: --trace-window-ms {}:{} starts after the run ends ({} ms): the timeline will be empty\n",
+          trace.start_ms, trace.end_ms, run_ms);
   } else if (!o.trace_window.empty()) {
     std::cerr << "error: --trace-window-ms needs --trace FILE\n";
     return kExitBadInput;
@@ -143,6 +172,9 @@ int cmd_run(const RunOptions& o) {
         result = models::simulate(scenario, URINGSIM_VERSION, trace.path.empty() ? nullptr : &trace);
       }))
     return rc;
+  if (!trace.path.empty() && result.trace_events == 0)
+    std::cerr << fmt::format("warning: the timeline {} holds no event: nothing happened in {}:{} ms\n",
+                             trace.path, trace.start_ms, trace.end_ms);
 
   try {
     analysis::write_file_atomic(out + "/results.json", analysis::dump_json(result.results));

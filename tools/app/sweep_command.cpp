@@ -2,48 +2,31 @@
 // replications, one `uringsim run` child per point, resumable and shardable; `uringsim merge` joins
 // shard directories. Both derive sweep.csv / sweep.json only from DIR/sweep_spec.json and the
 // finished points, so a merge of shards is byte-identical to one full sweep.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "analysis/io.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
+#include "tools/app/load_scenario.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/study_metrics.hpp"
+#include "tools/app/study_runs.hpp"
+#include "tools/app/subprocess.hpp"
 #include "tools/app/sweep.hpp"
-
-extern char** environ;
 
 namespace uringsim::app {
 namespace sweep {
-
-std::uint64_t fnv1a(std::string_view data, std::uint64_t h) {
-  for (const unsigned char c : data) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-std::string hex64(std::uint64_t h) {
-  return fmt::format("{:016x}", h);
-}
 
 namespace {
 
@@ -130,44 +113,6 @@ std::string safe_id(const std::string& raw) {
   return out;
 }
 
-void run_each(const std::vector<Job>& jobs, int parallel,
-              const std::function<void(std::size_t, const ChildResult&)>& on_done) {
-  if (parallel < 1) parallel = 1;
-  std::map<pid_t, std::size_t> running;
-  std::size_t next = 0;
-  auto start = [&](std::size_t i) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, jobs[i].log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<char*> argv;
-    for (const auto& a : jobs[i].argv) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("cannot start " + jobs[i].argv[0]);
-    running[pid] = i;
-  };
-  while (next < jobs.size() || !running.empty()) {
-    while (next < jobs.size() && static_cast<int>(running.size()) < parallel) start(next++);
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) throw std::runtime_error("waitpid failed");
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const std::size_t i = it->second;
-    running.erase(it);
-    ChildResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::ifstream f(jobs[i].log_path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    r.output = ss.str();
-    on_done(i, r);
-  }
-}
-
 }  // namespace sweep
 
 namespace {
@@ -184,27 +129,11 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-// A point is finished when its point.json carries the expected hash and its results.json exists
-// (results.json is renamed into place before point.json is written, so this order is safe).
-bool point_done(const fs::path& dir, const json& point) {
-  std::error_code ec;
-  if (!fs::exists(dir / "results.json", ec) || !fs::exists(dir / "point.json", ec)) return false;
-  try {
-    return json::parse(read_text_file(dir / "point.json")).value("scenario_hash", "") ==
-           point.at("scenario_hash");
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+// A point's marker: its presence with the point's hash is what marks the point finished.
+constexpr const char* kMarker = "point.json";
 
-// Hidden temporaries of write_file_atomic (".name.tmp.pid.n") left behind by a killed writer.
-void remove_stale_temps(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const auto name = e.path().filename().string();
-    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos)
-      fs::remove(e.path(), ec);
-  }
+bool point_done(const fs::path& dir, const json& point) {
+  return study::run_finished(dir, kMarker, point.at("scenario_hash").get<std::string>());
 }
 
 // sweep.csv and sweep.json from the spec and whichever points are finished in `out`.
@@ -261,57 +190,6 @@ void write_outputs(const std::string& out, const json& spec) {
   analysis::write_file_atomic(out + "/sweep.json", analysis::dump_json(sj));
 }
 
-// One line on a terminal (redrawn with \r), else a plain line per update for logs.
-class Progress {
- public:
-  Progress(std::size_t total, std::size_t to_run, bool quiet)
-      : total_(total),
-        to_run_(to_run),
-        quiet_(quiet),
-        tty_(isatty(2) != 0),
-        t0_(std::chrono::steady_clock::now()) {}
-  void skipped(std::size_t n) { skipped_ += n; }
-  void finished(bool ok) { (ok ? ran_ : failed_)++; }
-  void note(const std::string& msg) {  // a message on its own line, not mixed into the bar
-    if (tty_ && drawn_) std::cerr << "\r\033[K";
-    std::cerr << msg << "\n";
-    if (tty_ && drawn_) draw();
-  }
-  void draw() {
-    if (quiet_) return;
-    const std::size_t done = skipped_ + ran_ + failed_;
-    const auto eta = eta_text();
-    if (tty_) {
-      constexpr int kWidth = 30;
-      const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
-      std::cerr << fmt::format("\r\033[Ksweep [{}{}] {}/{} done, {} skipped, {} failed, eta {}",
-                               std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total_,
-                               skipped_, failed_, eta);
-      drawn_ = true;
-    } else {
-      std::cerr << fmt::format("sweep: {}/{} done ({} skipped, {} failed) eta {}\n", done, total_, skipped_,
-                               failed_, eta);
-    }
-    std::cerr.flush();
-  }
-  void end() {
-    if (tty_ && drawn_) std::cerr << "\n";
-  }
-
- private:
-  std::string eta_text() const {
-    const std::size_t finished = ran_ + failed_;
-    if (finished >= to_run_) return "0s";
-    if (finished == 0) return "?";
-    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    return fmt::format("{:.0f}s",
-                       el / static_cast<double>(finished) * static_cast<double>(to_run_ - finished));
-  }
-  std::size_t total_, to_run_, skipped_ = 0, ran_ = 0, failed_ = 0;
-  bool quiet_, tty_, drawn_ = false;
-  std::chrono::steady_clock::time_point t0_;
-};
-
 }  // namespace
 
 void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
@@ -331,8 +209,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "No progress output");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Pass --allow-violations to every run: points whose design-review checks fail still count");
-  cmd.add_option("--calibration", o.calibration,
-                 "Calibration file (uringsim calibrate) applied to every run; see docs/host.md");
+  add_calibration_option(cmd, o.calibration);
 }
 
 int cmd_sweep(const SweepOptions& o) {
@@ -364,12 +241,15 @@ int cmd_sweep(const SweepOptions& o) {
   }
 
   std::string file_bytes, calibration_hash;
+  std::optional<config::Calibration> calibration;
   config::Scenario base;
   try {
-    if (!o.calibration.empty()) calibration_hash = sweep::hex64(sweep::fnv1a(read_text_file(o.calibration)));
+    if (!o.calibration.empty()) calibration_hash = study::hex64(study::fnv1a(read_text_file(o.calibration)));
     file_bytes = read_text_file(o.scenario);
     config::LoadOptions lo;
     lo.sets = o.sets;
+    if (!o.calibration.empty()) calibration = config::load_calibration_file(o.calibration);
+    lo.calibration = calibration;
     base = config::load_scenario_file(o.scenario, lo);
   } catch (const std::exception& e) {  // InputError, or a file that cannot be read
     std::cerr << "error: " << e.what() << "\n";
@@ -394,6 +274,7 @@ int cmd_sweep(const SweepOptions& o) {
       try {
         config::LoadOptions lo;
         lo.sets = o.sets;
+        lo.calibration = calibration;
         lo.sets.push_back(g.path + "=" + v);
         (void)config::load_scenario_file(o.scenario, lo);
       } catch (const config::InputError& e) {
@@ -402,8 +283,9 @@ int cmd_sweep(const SweepOptions& o) {
       }
     }
 
+  const study::Runner runner{o.runner, o.runner_args, o.calibration, calibration_hash};
   // Enumeration order: grids as given (the first varies slowest), then variants, then reps.
-  const std::string file_hash = sweep::hex64(sweep::fnv1a(file_bytes));
+  const std::string file_hash = study::file_hash(file_bytes);
   json points = json::array();
   std::vector<std::size_t> combo(grids.size(), 0);
   for (bool more = true; more;) {
@@ -422,6 +304,7 @@ int cmd_sweep(const SweepOptions& o) {
         config::LoadOptions lo;
         lo.variant = v;
         lo.sets = o.sets;
+        lo.calibration = calibration;
         lo.sets.insert(lo.sets.end(), grid_sets.begin(), grid_sets.end());
         seed = config::load_scenario_file(o.scenario, lo).doc.at("seed").get<std::uint64_t>();
       } catch (const config::InputError& e) {
@@ -434,21 +317,15 @@ int cmd_sweep(const SweepOptions& o) {
         std::string raw = id_grid;
         if (!v.empty()) raw += ",variant=" + v;
         raw += ",rep=" + std::to_string(r);
-        // Everything that determines the run's results: the file's bytes and every override.
-        std::string key = "file=" + file_hash + "\nvariant=" + v + "\nseed=" + std::to_string(s) + "\n";
-        for (const auto& x : o.sets) key += "set=" + x + "\n";
-        for (const auto& x : grid_sets) key += "set=" + x + "\n";
-        // Only when not the defaults, so points of earlier sweeps keep their hashes.
-        if (o.runner != "run") key += "runner=" + o.runner + "\n";
-        for (const auto& x : o.runner_args) key += "runner_arg=" + x + "\n";
-        if (!calibration_hash.empty()) key += "calibration=" + calibration_hash + "\n";
+        std::vector<std::string> sets = o.sets;
+        sets.insert(sets.end(), grid_sets.begin(), grid_sets.end());
         points.push_back({{"index", points.size()},
                           {"id", sweep::safe_id(raw)},
                           {"grid", grid_json},
                           {"variant", v},
                           {"rep", r},
                           {"seed", s},
-                          {"scenario_hash", sweep::hex64(sweep::fnv1a(key))}});
+                          {"scenario_hash", study::run_hash(file_hash, v, s, sets, runner)}});
       }
     }
     more = false;
@@ -488,7 +365,7 @@ int cmd_sweep(const SweepOptions& o) {
       std::cerr << "sweep: " << out << " held a different sweep; replacing its spec (points with the same "
                 << "hash are kept)\n";
     analysis::write_file_atomic(out + "/" + kSpecFile, spec_text);
-    remove_stale_temps(out);
+    study::remove_stale_temps(out);
   } catch (const std::exception& e) {
     std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
     return kExitFailed;
@@ -501,28 +378,22 @@ int cmd_sweep(const SweepOptions& o) {
     if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
       todo.push_back(i);
 
-  std::vector<sweep::Job> jobs;
+  std::vector<Job> jobs;
   for (const auto i : todo) {
     const auto& p = points[i];
     const fs::path dir = fs::path(out) / "points" / p.at("id").get<std::string>();
     std::error_code ec;
     fs::create_directories(dir, ec);
-    remove_stale_temps(dir);
-    std::vector<std::string> c = {
-        self_exe(), o.runner,     o.scenario, "--quiet",
-        "--out",    dir.string(), "--seed",   std::to_string(p.at("seed").get<std::uint64_t>())};
-    c.insert(c.end(), o.runner_args.begin(), o.runner_args.end());
-    if (!o.calibration.empty()) c.insert(c.end(), {"--calibration", o.calibration});
-    if (!p.at("variant").get<std::string>().empty()) c.insert(c.end(), {"--variant", p.at("variant")});
-    for (const auto& s : o.sets) c.insert(c.end(), {"--set", s});
-    if (o.allow_violations && o.runner == "run") c.push_back("--allow-violations");
-    for (const auto& g : grids)
-      c.insert(c.end(), {"--set", g.path + "=" + p.at("grid").at(g.path).get<std::string>()});
-    jobs.push_back({std::move(c), (dir / "run.log").string()});
+    study::remove_stale_temps(dir);
+    std::vector<std::string> sets = o.sets;
+    for (const auto& g : grids) sets.push_back(g.path + "=" + p.at("grid").at(g.path).get<std::string>());
+    jobs.push_back({study::run_command(o.scenario, dir.string(), p.at("seed").get<std::uint64_t>(),
+                                       p.at("variant").get<std::string>(), sets, o.allow_violations, runner),
+                    study::log_path(dir)});
   }
 
   const int par = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Progress progress(mine.size(), todo.size(), o.quiet);
+  study::Progress progress("sweep", mine.size(), todo.size(), o.quiet);
   progress.skipped(mine.size() - todo.size());
   if (!o.quiet)
     std::cerr << fmt::format(
@@ -530,36 +401,28 @@ int cmd_sweep(const SweepOptions& o) {
         shard_n > 1 ? fmt::format(" in shard {}/{} of {}", shard_i, shard_n, points.size()) : "", todo.size(),
         par);
   progress.draw();
-  std::size_t failed = 0;
+  int interrupted = 0;
   try {
-    sweep::run_each(jobs, par, [&](std::size_t k, const ChildResult& r) {
+    interrupted = run_each(jobs, par, [&](std::size_t k, const ChildResult& r) {
       const auto& p = points[todo[k]];
-      const fs::path dir = fs::path(out) / "points" / p.at("id").get<std::string>();
-      std::error_code ec;
-      bool ok = r.exit_code == 0 && fs::exists(dir / "results.json", ec);
-      if (ok) {
+      const std::string id = p.at("id").get<std::string>();
+      const fs::path dir = fs::path(out) / "points" / id;
+      auto outcome = study::outcome_of(r, dir);
+      if (outcome == study::Outcome::Ok) {
         try {
           json pj = p;
           pj.erase("index");
           pj.erase("id");
           for (auto& [path, v] : pj["grid"].items()) v = config::parse_set_value(v.get<std::string>());
-          // Written last: its presence with this hash is what marks the point finished.
-          analysis::write_file_atomic((dir / "point.json").string(), analysis::dump_json(pj));
-          fs::remove(dir / "run.log", ec);
+          study::mark_finished(dir, kMarker, pj);
         } catch (const std::exception& e) {
-          ok = false;
-          progress.note(fmt::format("sweep: point {}: cannot write point.json: {}",
-                                    p.at("id").get<std::string>(), e.what()));
+          outcome = study::Outcome::Failed;
+          progress.note(fmt::format("sweep: point {}: cannot write {}: {}", id, kMarker, e.what()));
         }
-      } else {
-        // Keep run.log for diagnosis; show the tail here.
-        const auto& txt = r.output;
-        progress.note(fmt::format("sweep: point {} failed (exit {}), see {}: {}",
-                                  p.at("id").get<std::string>(), r.exit_code, (dir / "run.log").string(),
-                                  txt.size() > 400 ? "..." + txt.substr(txt.size() - 400) : txt));
+      } else if (outcome == study::Outcome::Failed) {
+        progress.note(fmt::format("sweep: point {} {}", id, study::describe_failure(r, dir)));
       }
-      if (!ok) ++failed;
-      progress.finished(ok);
+      progress.finished(outcome);
       progress.draw();
     });
   } catch (const std::exception& e) {
@@ -575,8 +438,14 @@ int cmd_sweep(const SweepOptions& o) {
     std::cerr << "error: cannot write " << out << ": " << e.what() << "\n";
     return kExitFailed;
   }
+  if (interrupted)
+    return study::interrupted_exit("sweep", interrupted, todo.size() - progress.ran() - progress.failed());
   if (!o.quiet) std::cerr << fmt::format("sweep: results in {}/sweep.csv\n", out);
-  return failed ? kExitFailed : kExitOk;
+  if (progress.not_run())
+    std::cerr << fmt::format(
+        "sweep: {} point{} not run (their runs were killed); run the same command again to finish\n",
+        progress.not_run(), progress.not_run() == 1 ? "" : "s");
+  return progress.failed() || progress.not_run() ? kExitFailed : kExitOk;
 }
 
 void add_merge_options(CLI::App& cmd, MergeOptions& o) {
@@ -585,72 +454,142 @@ void add_merge_options(CLI::App& cmd, MergeOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
 }
 
+namespace {
+
+// A point id as sweep writes it (sweep::safe_id, maybe with its "~hash" suffix): one directory name.
+bool is_point_id(const std::string& id) {
+  return !id.empty() && id.size() <= 200 && id != "." && id != ".." &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  std::string_view("._=,+-~").find(c) != std::string_view::npos;
+         });
+}
+
+// A shard's sweep_spec.json: its text, after checking it has the shape sweep writes (what
+// write_outputs and the copying of points rely on). InputError naming the file and key otherwise.
+std::string read_spec(const fs::path& dir) {
+  const fs::path file = dir / kSpecFile;
+  const std::string text = read_text_file(file);
+  const json doc = read_json_file(file);
+  const JsonIn spec(doc, file.string());
+  (void)spec["scenario"].string();
+  (void)spec["scenario_file_hash"].string();
+  for (const char* list : {"sets", "variants"})
+    for (std::size_t i = 0; i < spec[list].size(); ++i) (void)spec[list][i].string();
+  std::vector<std::string> paths;
+  const JsonIn grids = spec["grids"];
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    paths.push_back(grids[i]["path"].string());
+    for (std::size_t k = 0; k < grids[i]["values"].size(); ++k) (void)grids[i]["values"][k].string();
+  }
+  if (spec["reps"].integer() < 1) spec["reps"].fail("expected an integer >= 1");
+  const JsonIn points = spec["points"];
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const JsonIn p = points[i];
+    if (p["index"].unsigned_integer() != i)
+      p["index"].fail(fmt::format("expected {} (its place in the list)", i));
+    const std::string id = p["id"].string();
+    if (!is_point_id(id))
+      p["id"].fail("expected a point id as sweep writes it (one directory name), got " + json(id).dump());
+    if (!ids.insert(id).second) p["id"].fail("the id of an earlier point too");
+    for (const auto& path : paths) (void)p["grid"][path].string();
+    (void)p["variant"].string();
+    if (p["rep"].integer() < 0) p["rep"].fail("expected an integer >= 0");
+    (void)p["seed"].unsigned_integer();
+    (void)p["scenario_hash"].string();
+  }
+  return text;
+}
+
+// A finished point found in a shard: the hash its marker holds, and its directory.
+struct FoundPoint {
+  std::string hash;
+  fs::path dir;
+};
+
+// The finished points under root/points (those with a marker and results.json), every file they
+// would copy checked: the marker and results.json parse, run_info.json (if any) is a file.
+std::map<std::string, FoundPoint> finished_points(const fs::path& root) {
+  std::map<std::string, FoundPoint> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root / "points", ec)) {
+    const fs::path marker = e.path() / kMarker;
+    if (!fs::exists(marker, ec) || !fs::exists(e.path() / "results.json", ec)) continue;  // not finished
+    const json pj = read_json_file(marker);
+    (void)read_json_file(e.path() / "results.json");
+    if (fs::exists(e.path() / "run_info.json", ec)) (void)read_text_file(e.path() / "run_info.json");
+    out[e.path().filename().string()] = {JsonIn(pj, marker.string())["scenario_hash"].string(), e.path()};
+  }
+  return out;
+}
+
+}  // namespace
+
 int cmd_merge(const MergeOptions& o) {
+  // Everything is read and checked before anything is written.
   std::string spec_text;
   std::vector<std::string> inputs;
-  std::error_code ec;
-  // Every input must hold the same sweep, byte for byte, and so must --out if it already has one.
-  for (const auto& d : o.dirs) {
-    std::string t;
-    try {
-      t = read_text_file(fs::path(d) / kSpecFile);
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << d << " is not a sweep directory: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-    if (!spec_text.empty() && t != spec_text) {
-      std::cerr << "error: " << d << "/" << kSpecFile << " differs from " << o.dirs.front() << "/"
-                << kSpecFile << ": not shards of the same sweep\n";
-      return kExitBadInput;
-    }
-    spec_text = t;
-    if (!(fs::exists(o.out_dir, ec) && fs::equivalent(d, o.out_dir, ec))) inputs.push_back(d);
-  }
+  std::map<std::string, FoundPoint> found;  // id -> where it is finished
+  std::set<std::string> in_out;             // ids already finished in --out
   const std::string out_spec = o.out_dir + "/" + kSpecFile;
-  if (fs::exists(out_spec, ec) && read_text_file(out_spec) != spec_text) {
-    std::cerr << "error: " << out_spec << " holds a different sweep\n";
+  try {
+    std::error_code ec;
+    // Every input must hold the same sweep, byte for byte, and so must --out if it already has one.
+    for (const auto& d : o.dirs) {
+      std::string t;
+      try {
+        t = read_spec(d);
+      } catch (const config::InputError& e) {
+        std::cerr << "error: " << d << " is not a sweep directory: " << e.what() << "\n";
+        return kExitBadInput;
+      }
+      if (&d != &o.dirs.front() && t != spec_text) {
+        std::cerr << "error: " << d << "/" << kSpecFile << " differs from " << o.dirs.front() << "/"
+                  << kSpecFile << ": not shards of the same sweep\n";
+        return kExitBadInput;
+      }
+      spec_text = t;
+      if (!(fs::exists(o.out_dir, ec) && fs::equivalent(d, o.out_dir, ec))) inputs.push_back(d);
+    }
+    if (fs::exists(out_spec, ec) && read_text_file(out_spec) != spec_text) {
+      std::cerr << "error: " << out_spec << " holds a different sweep\n";
+      return kExitBadInput;
+    }
+    // A point id finished with two hashes is a conflict.
+    auto collect = [&](const fs::path& root) -> bool {
+      for (auto& [id, p] : finished_points(root)) {
+        const auto [it, fresh] = found.emplace(id, p);
+        if (!fresh && it->second.hash != p.hash) {
+          std::cerr << "error: point " << id << " has scenario_hash " << p.hash << " in " << p.dir.string()
+                    << " but " << it->second.hash << " in " << it->second.dir.string() << "\n";
+          return false;
+        }
+      }
+      return true;
+    };
+    if (!collect(o.out_dir)) return kExitBadInput;
+    for (const auto& [id, _] : found) in_out.insert(id);
+    for (const auto& d : inputs)
+      if (!collect(d)) return kExitBadInput;
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
   const json spec = json::parse(spec_text);
 
-  // Collect every finished point first; a point id seen with two hashes is a conflict.
-  std::map<std::string, std::pair<std::string, fs::path>> found;  // id -> (hash, dir)
-  auto collect = [&](const fs::path& root) -> bool {
-    for (const auto& e : fs::directory_iterator(root / "points", ec)) {
-      const auto id = e.path().filename().string();
-      if (!fs::exists(e.path() / "point.json", ec) || !fs::exists(e.path() / "results.json", ec)) continue;
-      std::string hash;
-      try {
-        hash = json::parse(read_text_file(e.path() / "point.json")).value("scenario_hash", "");
-      } catch (const std::exception&) {
-        continue;
-      }
-      const auto [it, fresh] = found.emplace(id, std::make_pair(hash, e.path()));
-      if (!fresh && it->second.first != hash) {
-        std::cerr << "error: point " << id << " has scenario_hash " << hash << " in " << e.path().string()
-                  << " but " << it->second.first << " in " << it->second.second.string() << "\n";
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!collect(o.out_dir)) return kExitBadInput;
-  std::set<std::string> in_out;
-  for (const auto& [id, _] : found) in_out.insert(id);
-  for (const auto& d : inputs)
-    if (!collect(d)) return kExitBadInput;
-
   try {
     analysis::write_file_atomic(out_spec, spec_text);
-    remove_stale_temps(o.out_dir);
+    study::remove_stale_temps(o.out_dir);
     std::size_t copied = 0;
-    for (const auto& [id, hp] : found) {
+    std::error_code ec;
+    for (const auto& [id, p] : found) {
       if (in_out.count(id)) continue;
       const fs::path dst = fs::path(o.out_dir) / "points" / id;
-      // results first, point.json last, each via a rename: the same finish marker as a sweep.
-      for (const char* name : {"run_info.json", "results.json", "point.json"}) {
-        if (!fs::exists(hp.second / name, ec)) continue;
-        analysis::write_file_atomic((dst / name).string(), read_text_file(hp.second / name));
+      // results first, the marker last, each via a rename: the same finish marker as a sweep.
+      for (const char* name : {"run_info.json", "results.json", kMarker}) {
+        if (!fs::exists(p.dir / name, ec)) continue;
+        analysis::write_file_atomic((dst / name).string(), read_text_file(p.dir / name));
       }
       ++copied;
     }

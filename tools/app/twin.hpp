@@ -20,7 +20,8 @@ nlohmann::json compare_side(const std::vector<double>& xs);
 
 // Groups both sweeps' finished points (sweep.json) by grid values and variant and compares every
 // metric: {"rows": [{grid, variant, metrics: {name: {host, sim, abs_error, rel_error_pct}}}],
-// "summary": {name: {points, median_abs_rel_error_pct, worst_abs_rel_error_pct}}}.
+// "summary": {name: {points, median_abs_error, worst_abs_error (in the metric's unit; CPU in
+// points), median_abs_rel_error_pct, worst_abs_rel_error_pct}}}.
 // Results files are read relative to each sweep's directory.
 nlohmann::json join(const nlohmann::json& host_sweep, const nlohmann::json& sim_sweep,
                     const std::filesystem::path& host_dir, const std::filesystem::path& sim_dir);

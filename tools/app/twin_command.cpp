@@ -15,6 +15,8 @@
 #include "analysis/stats.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
+#include "tools/app/load_scenario.hpp"
 #include "tools/app/read_file.hpp"
 #include "tools/app/twin.hpp"
 
@@ -23,14 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-json read_json_file(const fs::path& p) {
-  try {
-    return json::parse(read_text_file(p));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(p.string() + ": not JSON: " + e.what());
-  }
-}
 
 }  // namespace
 
@@ -84,6 +78,7 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
 
   json rows = json::array();
   std::map<std::string, std::vector<double>> abs_errors;  // metric -> |relative error| per point
+  std::map<std::string, std::vector<double>> abs_diffs;   // metric -> |sim - host| per point
   for (const auto& key : order) {
     const Group& g = groups.at(key);
     // The fixed metrics, then CPU by every thread class either side reports.
@@ -118,6 +113,7 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
       if (hm.is_number() && sm.is_number()) {
         const double h = hm.get<double>(), s = sm.get<double>();
         e["abs_error"] = s - h;
+        abs_diffs[metric_name(m)].push_back(std::abs(s - h));
         if (h != 0) {
           e["rel_error_pct"] = 100.0 * (s - h) / h;
           abs_errors[metric_name(m)].push_back(std::abs(100.0 * (s - h) / h));
@@ -128,13 +124,20 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
     rows.push_back({{"grid", g.grid}, {"variant", g.variant}, {"metrics", std::move(ms)}});
   }
 
-  json summary = json::object();
-  for (auto& [m, xs] : abs_errors) {
+  auto median_and_worst = [](std::vector<double> xs) {
     std::sort(xs.begin(), xs.end());
     const std::size_t n = xs.size();
-    const double median = n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-    summary[m] = {
-        {"points", n}, {"median_abs_rel_error_pct", median}, {"worst_abs_rel_error_pct", xs.back()}};
+    return std::make_pair(n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2, xs.back());
+  };
+  json summary = json::object();
+  for (const auto& [m, xs] : abs_diffs) {
+    const auto [median, worst] = median_and_worst(xs);
+    summary[m] = {{"points", xs.size()}, {"median_abs_error", median}, {"worst_abs_error", worst}};
+    if (const auto it = abs_errors.find(m); it != abs_errors.end()) {
+      const auto [rel_median, rel_worst] = median_and_worst(it->second);
+      summary[m]["median_abs_rel_error_pct"] = rel_median;
+      summary[m]["worst_abs_rel_error_pct"] = rel_worst;
+    }
   }
   return {{"rows", rows}, {"summary", summary}};
 }
@@ -169,8 +172,7 @@ std::string csv(const json& joined, const std::vector<std::string>& grid_paths) 
 
 void add_twin_options(CLI::App& cmd, TwinOptions& o) {
   cmd.add_option("scenario", o.scenario, "Scenario JSON file")->required();
-  cmd.add_option("--calibration", o.calibration,
-                 "Calibration file (uringsim calibrate) for the simulated side; its machine and costs apply");
+  add_calibration_option(cmd, o.calibration);
   cmd.add_option(
          "--grid", o.grids,
          "dotted.path=v1,v2,... or start:stop:step; repeatable, Cartesian product (default: one point)")
@@ -265,10 +267,14 @@ int cmd_twin(const TwinOptions& o) {
     analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
     if (!o.quiet) {
       for (const auto& [m, s] : joined.at("summary").items())
-        if (m == "throughput.ops_per_s" || m == "latency_us.p50" || m == "cpu.total_pct")
+        if (m == "throughput.ops_per_s" || m == "latency_us.p50")
           std::cerr << fmt::format("twin: {}: median |error| {:.1f} %, worst {:.1f} % over {} points\n", m,
-                                   s.at("median_abs_rel_error_pct").get<double>(),
-                                   s.at("worst_abs_rel_error_pct").get<double>(), s.at("points").get<int>());
+                                   s.value("median_abs_rel_error_pct", 0.0),
+                                   s.value("worst_abs_rel_error_pct", 0.0), s.at("points").get<int>());
+        else if (m == "cpu.total_pct")
+          std::cerr << fmt::format("twin: {}: median |error| {:.1f} points, worst {:.1f} over {} points\n", m,
+                                   s.at("median_abs_error").get<double>(),
+                                   s.at("worst_abs_error").get<double>(), s.at("points").get<int>());
       std::cerr << "twin: results in " << o.out_dir << "/twin.csv\n";
     }
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 
 #include "analysis/io.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/report_util.hpp"
 #include "uringsim_version.hpp"
 
@@ -113,7 +114,7 @@ int cmd_twin_report(const ReportOptions& o) {
   const fs::path dir = o.dir;
   json twin;
   try {
-    twin = report::read_json(dir / "twin.json");
+    twin = read_json_file(dir / "twin.json");
     if (!twin.contains("rows") || !twin["rows"].is_array() || !twin.contains("grids"))
       throw report::InputError((dir / "twin.json").string() + ": expected the keys rows (array) and grids");
   } catch (const std::exception& e) {
@@ -158,8 +159,9 @@ int cmd_twin_report(const ReportOptions& o) {
 
     h += "<h2>Errors</h2>\n<div class=\"scroll\"><table "
          "class=\"data\"><thead><tr><th>metric</th><th>points</th>"
-         "<th>median |error| %</th><th>worst |error| %</th></tr></thead><tbody>\n";
-    for (const auto& [m, s] : twin.value("summary", json::object()).items())
+         "<th>median |error|</th><th>worst |error|</th></tr></thead><tbody>\n";
+    const json summary = twin.value("summary", json::object());
+    for (const auto& [m, s] : summary.items())
       h += "<tr><td>" + html_escape(m) + "</td><td class=\"n\">" + s.at("points").dump() +
            "</td><td class=\"n\">" + num(s.at("median_abs_rel_error_pct")) + "</td><td class=\"n\">" +
            num(s.at("worst_abs_rel_error_pct")) + "</td></tr>\n";

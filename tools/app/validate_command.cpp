@@ -77,7 +77,13 @@ int cmd_validate(const ValidateOptions& o) {
     cmds.push_back(std::move(c));
   }
   const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto children = run_parallel(cmds, jobs);
+  std::vector<ChildResult> children;
+  try {
+    children = run_parallel(cmds, jobs);
+  } catch (const Interrupted& e) {
+    fs::remove_all(dir);
+    return 128 + e.signal;
+  }
 
   std::vector<Row> rows;
   bool all_pass = true;

@@ -1,0 +1,196 @@
+#include "config/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/cost_table.hpp"
+#include "config/input_error.hpp"
+#include "config/json_text.hpp"
+#include "config/suggest.hpp"
+
+namespace uringsim::config {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Strict reading of one file: every problem is "<source>: <pointer>: <what was expected>".
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+    throw InputError(fmt::format("{}: {}: {}", source_, show_pointer(pointer), message));
+  }
+
+  // v must be an object whose keys are exactly `fields` (all required).
+  void fields(const ojson& v, const std::string& pointer, const std::vector<std::string>& fields) const {
+    if (!v.is_object()) fail(pointer, "expected object, got " + show_value(v));
+    for (const auto& [key, value] : v.items())
+      if (std::find(fields.begin(), fields.end(), key) == fields.end()) unknown(key, fields, pointer);
+    for (const auto& f : fields)
+      if (!v.contains(f)) fail(pointer_append(pointer, f), "missing required field");
+  }
+
+  [[noreturn]] void unknown(const std::string& key, const std::vector<std::string>& known,
+                            const std::string& pointer) const {
+    const auto guess = closest(key, known);
+    fail(pointer_append(pointer, key),
+         guess ? fmt::format("unknown key (did you mean {}?)", ojson(*guess).dump())
+               : fmt::format("unknown key (expected one of: {})", fmt::join(known, ", ")));
+  }
+
+  std::string string(const ojson& obj, const std::string& pointer, const char* key) const {
+    const ojson& v = obj.at(key);
+    if (!v.is_string()) fail(pointer_append(pointer, key), "expected string, got " + show_value(v));
+    return v.get<std::string>();
+  }
+
+  double number(const ojson& obj, const std::string& pointer, const char* key, double min,
+                bool exclusive) const {
+    const ojson& v = obj.at(key);
+    const std::string p = pointer_append(pointer, key);
+    const std::string want = fmt::format("a finite number {} {}", exclusive ? ">" : ">=", min);
+    if (!v.is_number()) fail(p, fmt::format("expected {}, got {}", want, show_value(v)));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < min || (exclusive && x == min))
+      fail(p, fmt::format("expected {}, got {}", want, show_value(v)));
+    return x;
+  }
+
+  double finite(const ojson& obj, const std::string& pointer, const char* key) const {
+    const ojson& v = obj.at(key);
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      fail(pointer_append(pointer, key), "expected a finite number, got " + show_value(v));
+    return v.get<double>();
+  }
+
+  std::optional<double> optional_number(const ojson& obj, const std::string& pointer, const char* key) const {
+    if (obj.at(key).is_null()) return std::nullopt;
+    return number(obj, pointer, key, 0, false);
+  }
+
+  std::uint64_t count(const ojson& obj, const std::string& pointer, const char* key) const {
+    const ojson& v = obj.at(key);
+    if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0))
+      fail(pointer_append(pointer, key), "expected an integer >= 0, got " + show_value(v));
+    return v.get<std::uint64_t>();
+  }
+
+ private:
+  std::string source_;
+};
+
+// Cost table units by key, read once from the embedded table.
+const nlohmann::json& table() {
+  static const nlohmann::json t = CostTable::defaults().describe();
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json Calibration::provenance() const {
+  return {{"kernel_release", kernel_release}, {"cpu_model", cpu_model}, {"date", date}};
+}
+
+nlohmann::json Calibration::to_json() const {
+  nlohmann::json j;
+  j["format"] = std::string(kCalibrationFormat);
+  j["kernel_release"] = kernel_release;
+  j["cpu_model"] = cpu_model;
+  j["date"] = date;
+  j["quick"] = quick;
+  auto opt = [](const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
+  j["machine"] = {{"cores", machine.cores},
+                  {"ghz", machine.ghz},
+                  {"ghz_source", machine.ghz_source},
+                  {"wake_idle_ns", opt(machine.wake_idle_ns)},
+                  {"wake_busy_ns", opt(machine.wake_busy_ns)}};
+  j["costs"] = nlohmann::json::object();
+  for (const auto& [key, c] : costs)
+    j["costs"][key] = {{"value", c.value},     {"unit", c.unit},     {"method", c.method},
+                       {"samples", c.samples}, {"median", c.median}, {"spread", c.spread}};
+  j["defaults_kept"] = nlohmann::json::array();
+  for (const auto& [key, reason] : defaults_kept)
+    j["defaults_kept"].push_back({{"key", key}, {"reason", reason}});
+  return j;
+}
+
+Calibration parse_calibration_text(std::string_view text, const std::string& source) {
+  const ojson file = parse_json_text(text, source);
+  const Reader r(source);
+  r.fields(file, "",
+           {"format", "kernel_release", "cpu_model", "date", "quick", "machine", "costs", "defaults_kept"});
+  Calibration c;
+  c.source = source;
+  if (r.string(file, "", "format") != kCalibrationFormat)
+    r.fail("/format",
+           fmt::format("expected \"{}\", got {}", kCalibrationFormat, show_value(file.at("format"))));
+  c.kernel_release = r.string(file, "", "kernel_release");
+  c.cpu_model = r.string(file, "", "cpu_model");
+  c.date = r.string(file, "", "date");
+  if (!file.at("quick").is_boolean())
+    r.fail("/quick", "expected boolean, got " + show_value(file.at("quick")));
+  c.quick = file.at("quick").get<bool>();
+
+  const ojson& m = file.at("machine");
+  r.fields(m, "/machine", {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns"});
+  const ojson& cores = m.at("cores");
+  if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
+    r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
+  c.machine.cores = cores.get<int>();
+  c.machine.ghz = r.number(m, "/machine", "ghz", 0, true);
+  c.machine.ghz_source = r.string(m, "/machine", "ghz_source");
+  c.machine.wake_idle_ns = r.optional_number(m, "/machine", "wake_idle_ns");
+  c.machine.wake_busy_ns = r.optional_number(m, "/machine", "wake_busy_ns");
+
+  const ojson& costs = file.at("costs");
+  if (!costs.is_object()) r.fail("/costs", "expected object, got " + show_value(costs));
+  std::vector<std::string> keys;
+  for (const auto& [key, _] : table().items()) keys.push_back(key);
+  for (const auto& [key, e] : costs.items()) {
+    const std::string p = pointer_append("/costs", key);
+    if (!table().contains(key)) r.unknown(key, keys, "/costs");
+    r.fields(e, p, {"value", "unit", "method", "samples", "median", "spread"});
+    CalibratedCost cc;
+    cc.unit = r.string(e, p, "unit");
+    const std::string want = table().at(key).at("unit").get<std::string>();
+    if (cc.unit != want)
+      r.fail(pointer_append(p, "unit"), fmt::format("expected \"{}\" (the cost table's unit for {}), got {}",
+                                                    want, key, show_value(e.at("unit"))));
+    cc.value = r.number(e, p, "value", 0, false);
+    cc.method = r.string(e, p, "method");
+    cc.samples = r.count(e, p, "samples");
+    cc.median = r.finite(e, p, "median");
+    cc.spread = r.string(e, p, "spread");
+    c.costs.emplace(key, std::move(cc));
+  }
+
+  const ojson& kept = file.at("defaults_kept");
+  if (!kept.is_array()) r.fail("/defaults_kept", "expected array, got " + show_value(kept));
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const std::string p = "/defaults_kept/" + std::to_string(i);
+    r.fields(kept[i], p, {"key", "reason"});
+    const std::string key = r.string(kept[i], p, "key");
+    if (!table().contains(key)) {
+      const auto guess = closest(key, keys);
+      r.fail(p + "/key", fmt::format("expected a cost table key, got {}{}", show_value(kept[i].at("key")),
+                                     guess ? fmt::format(" (did you mean \"{}\"?)", *guess) : ""));
+    }
+    if (c.costs.count(key)) r.fail(p + "/key", fmt::format("\"{}\" is also in /costs", key));
+    if (!seen.insert(key).second) r.fail(p + "/key", fmt::format("\"{}\" is listed twice", key));
+    c.defaults_kept.emplace_back(key, r.string(kept[i], p, "reason"));
+  }
+  return c;
+}
+
+Calibration load_calibration_file(const std::string& path) {
+  return parse_calibration_text(read_input_file(path), path);
+}
+
+}  // namespace uringsim::config

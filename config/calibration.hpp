@@ -1,0 +1,58 @@
+#pragma once
+// Calibration files (format "uringsim-calibration/1", written by `uringsim calibrate`): one
+// machine's costs measured by micro-benchmarks, each with how it was measured. Applied to a
+// scenario (LoadOptions::calibration), the file's machine.cores and machine.ghz replace the
+// scenario's and its costs replace the cost table's defaults; the scenario's own `costs` entries
+// and --set still win. Format and provenance rules: scenarios/machines/README.md.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace uringsim::config {
+
+inline constexpr std::string_view kCalibrationFormat = "uringsim-calibration/1";
+
+struct CalibratedCost {
+  double value = 0;    // in the cost table's unit for the key
+  std::string unit;    // must equal the cost table's unit
+  std::string method;  // one sentence: what was timed and the arithmetic from it to `value`
+  std::uint64_t samples = 0;
+  double median = 0;   // of the benchmark's primary quantity, in `unit`, before any subtraction
+  std::string spread;  // of that quantity, saying which measure, e.g. "p25-p75 712-790"
+};
+
+struct CalibrationMachine {
+  int cores = 0;           // online CPUs
+  double ghz = 0;          // nominal clock, converts the table's cycles to time
+  std::string ghz_source;  // where ghz was read from
+  // One-way futex wake-up latency to another CPU that is idle / running a spinning thread;
+  // measurements only (nullopt: not measured, e.g. a single CPU).
+  std::optional<double> wake_idle_ns, wake_busy_ns;
+};
+
+struct Calibration {
+  std::string source;  // how messages name the file
+  std::string kernel_release, cpu_model, date;
+  bool quick = false;  // measured with `calibrate --quick` (fewer repetitions)
+  CalibrationMachine machine;
+  std::map<std::string, CalibratedCost> costs;
+  std::vector<std::pair<std::string, std::string>> defaults_kept;  // {key, why it was not measured}
+
+  // {kernel_release, cpu_model, date}: what results.json records about an applied calibration.
+  nlohmann::json provenance() const;
+  // The file's content.
+  nlohmann::json to_json() const;
+};
+
+// Parses and checks strictly: unknown keys, cost keys not in the cost table, a unit other than the
+// table's, values that are negative or not finite are InputError "<source>: <json pointer>: ...".
+Calibration parse_calibration_text(std::string_view text, const std::string& source);
+Calibration load_calibration_file(const std::string& path);
+
+}  // namespace uringsim::config

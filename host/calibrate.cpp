@@ -1,0 +1,70 @@
+#include "host/calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include "host/calibrate_bench.hpp"
+#include "host/calibrate_derive.hpp"
+#include "host/calibrate_fit.hpp"
+#include "host/guard.hpp"
+#include "host/machine_info.hpp"
+
+namespace uringsim::host {
+namespace {
+
+// Far above a full run (under a minute on an idle machine): only a hang reaches it.
+constexpr double kLimitQuickS = 90, kLimitFullS = 300;
+
+// One clock read, the part of every individually timed call that is not the call.
+double clock_read_ns(calib::Measurements& m) {
+  for (int r = 0; r < 20; ++r) {
+    std::vector<double> d;
+    for (int i = 0; i < 1000; ++i) {
+      const double t0 = calib::now_ns();
+      d.push_back(calib::now_ns() - t0);
+    }
+    m.clock_read.push_back(calib::median(d));
+  }
+  return calib::median(m.clock_read);
+}
+
+}  // namespace
+
+config::Calibration calibrate(const CalibrateOptions& options) {
+  const MachineInfo info = machine_info();
+  if (!(info.ghz_nominal > 0))
+    throw Unavailable(
+        "cannot tell the CPU's nominal clock: /proc/cpuinfo has neither \"@ x.xxGHz\" in its model "
+        "name nor \"cpu MHz\"");
+  require_io_uring({IORING_OP_NOP, IORING_OP_RECV});
+  const std::vector<int> cpus = calib::allowed_cpus();
+  if (cpus.empty()) throw Unavailable("sched_getaffinity: no CPU to pin the benchmarks to");
+
+  RunGuard guard(options.quick ? kLimitQuickS : kLimitFullS);
+  calib::Bench b{guard, options.quick, cpus[0], cpus.size() > 1 ? cpus[1] : -1, 0, options.progress};
+  calib::Measurements m;
+  if (b.cpu_b < 0) m.cross_cpu_unavailable = "only one CPU is available to this process";
+  b.say(fmt::format("calibrate: {} on {} ({} CPUs, {:.3g} GHz from {}); benchmarks on CPU {}{}{}",
+                    info.kernel_release, info.cpu_model.empty() ? "an unnamed CPU" : info.cpu_model,
+                    info.nproc, info.ghz_nominal, info.ghz_source, b.cpu_a, b.cpu_b >= 0 ? " and " : "",
+                    b.cpu_b >= 0 ? std::to_string(b.cpu_b) : ""));
+  calib::run_pinned(b, b.cpu_a, [&] { b.clock_ns = clock_read_ns(m); });
+
+  const std::pair<const char*, void (*)(const calib::Bench&, calib::Measurements&)> steps[] = {
+      {"syscalls and NOP batches", calib::measure_syscalls},
+      {"locks and cache lines", calib::measure_locks},
+      {"futex wake-ups", calib::measure_wakeups},
+      {"io-wq", calib::measure_iowq},
+      {"loopback TCP", calib::measure_tcp},
+      {"async poll", calib::measure_poll},
+  };
+  for (const auto& [name, step] : steps) {
+    b.say(fmt::format("- {}", name));
+    step(b, m);
+  }
+  if (!m.iowq_unavailable.empty()) b.say("  io-wq not measured: " + m.iowq_unavailable);
+  if (!m.poll_unavailable.empty()) b.say("  async poll not measured: " + m.poll_unavailable);
+  guard.throw_if_aborted();
+  return calib::derive_calibration(m, info, options.quick);
+}
+
+}  // namespace uringsim::host

@@ -1,0 +1,386 @@
+#include "host/calibrate_derive.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/cost_table.hpp"
+#include "host/calibrate_fit.hpp"
+
+namespace uringsim::host::calib {
+namespace {
+
+// Why the entries no benchmark measures keep their defaults.
+const std::map<std::string, std::string>& never_measured() {
+  static const std::map<std::string, std::string> reasons = {
+      {"tw_notify_ipi_cycles",
+       "the IPI that kicks a task running on another CPU into its task_work; no benchmark here isolates it"},
+      {"iowq_worker_busy_cycles",
+       "taking an idle worker off the free list happens once per wake-up, inside the NOP round trip's "
+       "hand-offs; no benchmark here isolates it"},
+      {"iowq_list_lines", "a count of cache lines taken from the kernel source, not a cost"},
+      {"iowq_free_list_lines", "a count of cache lines taken from the kernel source, not a cost"},
+      {"iowq_count_lines", "a count of cache lines taken from the kernel source, not a cost"},
+      {"net_one_way_ns",
+       "on loopback the data is queued at the peer inside send() (the TCP benchmark's recv finds it at "
+       "once); "
+       "what is left is the wake-up, measured by its own entries, so this stays a modelling choice"},
+      {"app_cqe_cycles", "the application's own code per CQE, not a cost of this machine's kernel"},
+      {"app_sqe_prep_cycles", "the application's own code per SQE, not a cost of this machine's kernel"},
+      {"fio_io_cycles",
+       "fio's own bookkeeping per I/O; fio is a macro workload, which may not feed the calibration"},
+      {"nvme_submit_cycles", "needs an NVMe device; the calibration touches no storage"},
+      {"rw_complete_cycles", "needs an NVMe device; the calibration touches no storage"},
+      {"irq_handle_cycles", "needs an NVMe device's interrupts; the calibration touches no storage"},
+      {"iopoll_pass_cycles", "needs a polled NVMe queue; the calibration touches no storage"},
+      {"sq_loop_pass_cycles", "the SQPOLL thread's loop; no benchmark here isolates it"},
+  };
+  return reasons;
+}
+
+std::vector<double> scaled(const std::vector<double>& v, double k) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(x * k);
+  return out;
+}
+
+// Per-round sums and differences (rounds pair up by index).
+std::vector<double> combine(const std::vector<double>& a, const std::vector<double>& b, double sign) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) out.push_back(a[i] + sign * b[i]);
+  return out;
+}
+std::vector<double> minus(const std::vector<double>& a, const std::vector<double>& b) {
+  return combine(a, b, -1);
+}
+std::vector<double> plus(const std::vector<double>& a, const std::vector<double>& b) {
+  return combine(a, b, 1);
+}
+
+class Builder {
+ public:
+  Builder(double ghz, config::Calibration& c) : ghz_(ghz), c_(c) {}
+
+  double def(const std::string& key) const { return table_.get(key); }
+  double cyc(double ns) const { return ns * ghz_; }
+  bool has(const std::string& key) const { return c_.costs.count(key) > 0; }
+  double value(const std::string& key) const { return has(key) ? c_.costs.at(key).value : def(key); }
+
+  // primary: the samples the value is computed from, already in the entry's unit.
+  void put(const std::string& key, double value, std::string method, const std::vector<double>& primary) {
+    if (value < 0) {
+      method += fmt::format(
+          "; the result, {:.1f}, is below 0 (the subtracted parts exceed what was measured, "
+          "i.e. it is within their noise) and is clamped to 0",
+          value);
+      value = 0;
+    }
+    const Summary s = summarize(primary);
+    config::CalibratedCost e;
+    e.value = value;
+    e.unit = table_.describe().at(key).at("unit").get<std::string>();
+    e.method = std::move(method);
+    e.samples = s.n;
+    e.median = s.median;
+    e.spread = spread_text(s);
+    c_.costs[key] = std::move(e);
+  }
+
+  // A total the model spends on several entries that no call separates: each entry gets the share
+  // its default has in their sum. what: how the total was measured, with its arithmetic.
+  void share(const std::vector<std::string>& keys, double total, const std::string& what,
+             const std::vector<double>& primary) {
+    double sum = 0;
+    std::string ratio;
+    for (const auto& k : keys) {
+      sum += def(k);
+      ratio += fmt::format("{}{:g}", ratio.empty() ? "" : " : ", def(k));
+    }
+    std::string names;
+    for (const auto& k : keys) names += (names.empty() ? "" : " + ") + k;
+    for (const auto& k : keys) {
+      const double part = def(k) / sum;
+      put(k, total * part,
+          fmt::format(
+              "{}; the model spends that on {}, which cannot be told apart from user space, so each gets the "
+              "share of its default ({}): {:.3f} x {:.1f} = {:.1f} cycles",
+              what, names, ratio, part, total, total * part),
+          primary);
+    }
+  }
+
+  void keep(const std::string& key, const std::string& reason) {
+    if (!has(key) && !kept(key)) c_.defaults_kept.emplace_back(key, reason);
+  }
+  bool kept(const std::string& key) const {
+    return std::any_of(c_.defaults_kept.begin(), c_.defaults_kept.end(),
+                       [&](const auto& k) { return k.first == key; });
+  }
+
+  void keep_the_rest() {
+    for (const auto& key : table_.keys()) {
+      const auto it = never_measured().find(key);
+      keep(key, it != never_measured().end() ? it->second : "no micro-benchmark here isolates it");
+    }
+  }
+
+ private:
+  double ghz_;
+  config::Calibration& c_;
+  config::CostTable table_ = config::CostTable::defaults();
+};
+
+std::string why_not(const std::string& reason) {
+  return "not measured: " + reason;
+}
+
+}  // namespace
+
+config::Calibration derive_calibration(const Measurements& m, const MachineInfo& machine, bool quick) {
+  config::Calibration c;
+  c.kernel_release = machine.kernel_release;
+  c.cpu_model = machine.cpu_model;
+  c.date = machine.date;
+  c.quick = quick;
+  c.machine.cores = machine.nproc;
+  c.machine.ghz = machine.ghz_nominal;
+  c.machine.ghz_source = machine.ghz_source;
+  const double G = machine.ghz_nominal;
+  Builder e(G, c);
+  const std::string at_ghz = fmt::format("x {:.3g} GHz", G);
+
+  // Uncontended locks.
+  const double sp = e.cyc(median(m.spin_pair)), mx = e.cyc(median(m.mutex_pair));
+  e.put("spin_lock_fast_cycles", sp,
+        fmt::format("pthread_spin_lock + pthread_spin_unlock on one thread, no contention, the median over "
+                    "50 chunks of "
+                    "1000 pairs of the mean per pair: {:.2f} ns {} = {:.1f} cycles (a user-space lock word, "
+                    "the same atomics as the kernel's "
+                    "fast path)",
+                    median(m.spin_pair), at_ghz, sp),
+        scaled(m.spin_pair, G));
+  e.put("mutex_fast_cycles", mx,
+        fmt::format("pthread_mutex_lock + pthread_mutex_unlock on one thread, no contention, the median over "
+                    "50 chunks of "
+                    "1000 pairs of the mean per pair: {:.2f} ns {} = {:.1f} cycles (one atomic each way, as "
+                    "the kernel's fast path)",
+                    median(m.mutex_pair), at_ghz, mx),
+        scaled(m.mutex_pair, G));
+
+  // A cache line between two CPUs.
+  if (!m.line_one_way.empty()) {
+    const double line = e.cyc(median(m.line_one_way));
+    e.put("spin_lock_migrate_cycles", line,
+          fmt::format(
+              "an atomic counter incremented in turn by two threads pinned on two CPUs, each spinning on it "
+              "for the other's write, the median over chunks of 200 transfers: {:.1f} ns per transfer {} = "
+              "{:.0f} cycles",
+              median(m.line_one_way), at_ghz, line),
+          scaled(m.line_one_way, G));
+    e.put("spin_handoff_cycles", line,
+          fmt::format(
+              "the cache-line transfer of spin_lock_migrate_cycles ({:.1f} ns {}): a waiter spinning on the "
+              "lock word pays one such transfer when the lock is released from the other CPU",
+              median(m.line_one_way), at_ghz),
+          scaled(m.line_one_way, G));
+  } else {
+    e.keep("spin_lock_migrate_cycles", why_not(m.cross_cpu_unavailable));
+    e.keep("spin_handoff_cycles", why_not(m.cross_cpu_unavailable));
+  }
+
+  // io_uring_enter and the NOP batch fit.
+  const double S = median(m.null_syscall);
+  const double a = median(m.nop_a), b = median(m.nop_b);
+  const std::string batches = fmt::format("{}", fmt::join(m.nop_batches, ", "));
+  e.put(
+      "syscall_cycles", e.cyc(a) - mx - sp,
+      fmt::format(
+          "io_uring_submit_and_wait of n NOPs (n = {}) timed and fitted per round as T(n) = a + b n: a = "
+          "{:.1f} ns = {:.0f} cycles, less the uring_lock (mutex_fast_cycles {:.0f}) and completion_lock "
+          "(spin_lock_fast_cycles {:.0f}) fast paths the model charges in the same call = {:.0f} cycles; for "
+          "comparison a null io_uring_enter(fd, 0, 0, 0) takes {:.1f} ns and getppid() {:.1f} ns",
+          batches, a, e.cyc(a), mx, sp, e.cyc(a) - mx - sp, median(m.enter_null), S),
+      scaled(m.nop_a, G));
+  e.share(
+      {"sqe_submit_cycles", "nop_issue_cycles", "cqe_post_cycles"}, e.cyc(b),
+      fmt::format("the slope b of the NOP batch fit above: {:.2f} ns = {:.1f} cycles per NOP", b, e.cyc(b)),
+      scaled(m.nop_b, G));
+  const double post = e.value("cqe_post_cycles");
+
+  // Wake-ups. The same-CPU ping-pong gives the switch; the cross-CPU ones the waker's work and the delay.
+  const double ow_same = median(m.pingpong_same), w_same = median(m.wake_call_same);
+  const double ctx = e.cyc(ow_same - w_same - S);
+  e.put("context_switch_cycles", ctx,
+        fmt::format(
+            "futex ping-pong between two threads on one CPU: {:.0f} ns per one-way hand-off, made of the "
+            "waker's FUTEX_WAKE call ({:.0f} ns, measured in the loop), one syscall entry + exit (the "
+            "FUTEX_WAIT it sleeps in, returning in the other thread: getppid {:.0f} ns) and the switch: "
+            "({:.0f} - {:.0f} - {:.0f}) ns {} = {:.0f} cycles",
+            ow_same, w_same, S, ow_same, w_same, S, at_ghz, ctx),
+        scaled(m.pingpong_same, G));
+  if (!m.wake_idle.empty()) {
+    const double w_idle = median(m.wake_call_idle), fw0 = median(m.futex_wake_none);
+    const double wake = e.cyc(w_idle - fw0);
+    e.put("wake_cycles", wake,
+          fmt::format(
+              "the waker's FUTEX_WAKE call when the thread it wakes sleeps on another CPU, idle for 100 us: "
+              "{:.0f} ns, less FUTEX_WAKE with nobody waiting ({:.0f} ns) = {:.0f} ns {} = {:.0f} cycles "
+              "(try_to_wake_up, including the IPI to that CPU)",
+              w_idle, fw0, w_idle - fw0, at_ghz, wake),
+          scaled(m.wake_call_idle, G));
+    const double idle = median(m.wake_idle);
+    const double lat = idle - w_idle - std::max(ctx, 0.0) / G;
+    e.put("wakeup_latency_ns", lat,
+          fmt::format(
+              "the same wake-up timed from the waker's call to the woken thread running (shared monotonic "
+              "clock): {:.0f} ns one-way, less what the model charges as CPU work around the delay: the "
+              "waker's FUTEX_WAKE call ({:.0f} ns, wake_cycles and the syscall) and the switch in "
+              "(context_switch_cycles, {:.0f} ns): {:.0f} ns. A wake to an idle CPU; to a busy one see "
+              "machine.wake_busy_ns",
+              idle, w_idle, std::max(ctx, 0.0) / G, lat),
+          m.wake_idle);
+    c.machine.wake_idle_ns = idle;
+    if (!m.wake_busy.empty()) c.machine.wake_busy_ns = median(m.wake_busy);
+  } else {
+    e.keep("wake_cycles", why_not(m.cross_cpu_unavailable));
+    e.keep("wakeup_latency_ns", why_not(m.cross_cpu_unavailable));
+  }
+
+  // io-wq: the batch slopes differ by the per-item io-wq work; the hand-offs stay in the intercepts.
+  if (m.iowq_unavailable.empty() && !m.iowq_async_b.empty()) {
+    const double bi = median(m.iowq_inline_b), bw = median(m.iowq_async_b);
+    const double ai = median(m.iowq_inline_a), aw = median(m.iowq_async_a);
+    const double locks = kIowqSpinSectionsPerItem * sp;
+    const double item = e.cyc(bw - bi) - locks;
+    e.share(
+        {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"},
+        item,
+        fmt::format(
+            "NOP batches (n = 1..32) fitted as T(n) = a + b n, the submitter and its one io-wq worker "
+            "(IORING_REGISTER_IOWQ_MAX_WORKERS 1) pinned to one CPU: b = {:.1f} ns with IOSQE_ASYNC, "
+            "{:.1f} ns inline; the difference, {:.1f} ns = {:.0f} cycles per item, less {} spin_lock_fast "
+            "sections ({:.0f}) is the io-wq work per item, {:.0f} cycles (the intercepts, {:.0f} ns vs "
+            "{:.0f} ns, hold the two hand-offs, a wake-up and a switch each way, charged by the wake-up "
+            "entries)",
+            bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, item, aw, ai),
+        scaled(minus(m.iowq_async_b, m.iowq_inline_b), G));
+  } else {
+    for (const char* key :
+         {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"})
+      e.keep(key, why_not(m.iowq_unavailable));
+  }
+  if (m.iowq_unavailable.empty() && !m.worker_first_extra.empty()) {
+    const double extra = median(m.worker_first_extra);
+    e.put("worker_create_cycles", e.cyc(extra),
+          fmt::format(
+              "in a new thread (a new io_uring task, so a new io-wq without workers), after one inline NOP: "
+              "its first IOSQE_ASYNC NOP, which creates the worker, minus the median of the next 7, which "
+              "find it idle: {:.0f} ns {} = {:.0f} cycles (one thread per sample)",
+              extra, at_ghz, e.cyc(extra)),
+          scaled(m.worker_first_extra, G));
+  } else {
+    e.keep("worker_create_cycles", why_not(m.iowq_unavailable));
+  }
+
+  // Loopback TCP: per-byte slopes from the two sizes, then the per-message parts without the syscall.
+  const double s_small = median(m.send_small), s_large = median(m.send_large);
+  const double r_small = median(m.recv_small), r_large = median(m.recv_large);
+  const double span = m.tcp_large - m.tcp_small;
+  const double byte_ns = ((s_large - s_small) / span + (r_large - r_small) / span) / 2;
+  const double byte = e.cyc(byte_ns);
+  std::vector<double> byte_rounds;
+  for (std::size_t i = 0; i < std::min(m.send_small.size(), m.recv_small.size()); ++i)
+    byte_rounds.push_back(
+        e.cyc(((m.send_large[i] - m.send_small[i]) + (m.recv_large[i] - m.recv_small[i])) / (2 * span)));
+  e.put("tcp_byte_cycles", byte,
+        fmt::format(
+            "send() and recv() of {} and {} B on loopback, one thread holding both ends: per-byte slopes "
+            "send ({:.0f} - {:.0f}) ns / {:.0f} B and recv ({:.0f} - {:.0f}) ns / {:.0f} B, averaged (the "
+            "model charges it on both sides): {:.4f} ns {} = {:.3f} cycles",
+            m.tcp_small, m.tcp_large, s_large, s_small, span, r_large, r_small, span, byte_ns, at_ghz, byte),
+        byte_rounds);
+  const double small = m.tcp_small;
+  e.put("tcp_send_cycles", e.cyc(s_small - S) - small * byte,
+        fmt::format(
+            "send() of {} B on loopback (the receive side's softirq runs inside it): {:.0f} ns, less the "
+            "syscall (getppid {:.0f} ns) = {:.0f} cycles, less {:.0f} B x tcp_byte_cycles = {:.0f} cycles",
+            m.tcp_small, s_small, S, e.cyc(s_small - S), small, e.cyc(s_small - S) - small * byte),
+        scaled(m.send_small, G));
+  e.put("tcp_recv_cycles", e.cyc(r_small - S) - small * byte,
+        fmt::format(
+            "recv() of {} B already queued on loopback: {:.0f} ns, less the syscall (getppid {:.0f} ns) = "
+            "{:.0f} cycles, less {:.0f} B x tcp_byte_cycles = {:.0f} cycles",
+            m.tcp_small, r_small, S, e.cyc(r_small - S), small, e.cyc(r_small - S) - small * byte),
+        scaled(m.recv_small, G));
+  const double eagain = median(m.recv_eagain);
+  e.put("tcp_recv_eagain_cycles", e.cyc(eagain - S),
+        fmt::format("recv(MSG_DONTWAIT) on an empty loopback socket, the median over 20 chunks of 100 calls "
+                    "of the mean per call: {:.0f} ns, less the "
+                    "syscall (getppid {:.0f} ns) = {:.0f} ns {} = {:.0f} cycles",
+                    eagain, S, eagain - S, at_ghz, e.cyc(eagain - S)),
+        scaled(m.recv_eagain, G));
+  e.put(
+      "client_round_trip_cycles", e.cyc(s_small + r_small),
+      fmt::format("a local client's two calls per round trip, with their syscalls: send() {:.0f} ns + recv() "
+                  "{:.0f} ns of {} B = {:.0f} ns {} = {:.0f} cycles",
+                  s_small, r_small, m.tcp_small, s_small + r_small, at_ghz, e.cyc(s_small + r_small)),
+      scaled(plus(m.send_small, m.recv_small), G));
+
+  // Poll on a DEFER_TASKRUN ring: arm, wake and task_work run land in three different calls.
+  if (m.poll_unavailable.empty() && !m.poll_add.empty()) {
+    const double data = median(m.poll_data), fixed = median(m.poll_data_fixed);
+    e.put("file_lookup_cycles", e.cyc(data - fixed),
+          fmt::format(
+              "submit_and_wait of a recv that finds 64 B on loopback, by fd {:.0f} ns - through a registered "
+              "file {:.0f} ns = {:.1f} ns {} = {:.0f} cycles (fget/fput)",
+              data, fixed, data - fixed, at_ghz, e.cyc(data - fixed)),
+          scaled(minus(m.poll_data, m.poll_data_fixed), G));
+    const double add = median(m.poll_add), recv_arm = median(m.poll_recv_arm);
+    const double around =
+        e.value("syscall_cycles") + mx + e.value("sqe_submit_cycles") + e.value("file_lookup_cycles");
+    const double v_arm = e.cyc(add) - around;
+    e.put("poll_arm_cycles", v_arm,
+          fmt::format(
+              "submit of IORING_OP_POLL_ADD(POLLIN) on an empty loopback socket: {:.0f} ns = {:.0f} cycles, "
+              "less what the model charges around the arm in that call (syscall + the uring_lock section "
+              "(mutex_fast) + sqe_submit + file_lookup = {:.0f}) = {:.0f} cycles. For comparison a recv on "
+              "the empty socket, which arms the same poll after its -EAGAIN attempt, takes {:.0f} ns "
+              "({:.0f} cycles more; tcp_recv_eagain is {:.0f})",
+              add, e.cyc(add), around, v_arm, recv_arm, e.cyc(recv_arm - add),
+              e.value("tcp_recv_eagain_cycles")),
+          scaled(m.poll_add, G));
+    const double armed = median(m.poll_send_armed), plain = median(m.poll_send_plain);
+    const double woke = e.cyc(armed - plain) - sp;
+    e.share(
+        {"poll_wake_cycles", "tw_add_cycles"}, woke,
+        fmt::format(
+            "send() of 64 B to a socket with a poll armed (the wake callback queues task_work, which "
+            "DEFER_TASKRUN does not run there) {:.0f} ns - the same send() with nothing armed {:.0f} ns = "
+            "{:.0f} cycles, less the task_lock section the model takes (spin_lock_fast {:.0f}) = {:.0f} "
+            "cycles",
+            armed, plain, e.cyc(armed - plain), sp, woke),
+        scaled(minus(m.poll_send_armed, m.poll_send_plain), G));
+    const double ge = median(m.poll_getevents), en = median(m.poll_enter_null);
+    const double v_tw = e.cyc(ge - en) - post - 2 * sp - mx;
+    e.put(
+        "tw_run_cycles", v_tw,
+        fmt::format(
+            "io_uring_enter(GETEVENTS, min 1) that runs that task_work (the poll's handler posts the CQE) "
+            "{:.0f} ns - the same call with nothing to do {:.0f} ns = {:.0f} cycles, less the CQE (cqe_post "
+            "{:.0f}) and the task_lock, completion_lock and uring_lock sections (2 x {:.0f} + {:.0f}) = "
+            "{:.0f} cycles",
+            ge, en, e.cyc(ge - en), post, sp, mx, v_tw),
+        scaled(minus(m.poll_getevents, m.poll_enter_null), G));
+  } else {
+    for (const char* key :
+         {"poll_arm_cycles", "poll_wake_cycles", "tw_add_cycles", "tw_run_cycles", "file_lookup_cycles"})
+      e.keep(key, why_not(m.poll_unavailable));
+  }
+
+  e.keep_the_rest();
+  return c;
+}
+
+}  // namespace uringsim::host::calib

@@ -1,0 +1,19 @@
+#pragma once
+// From the micro-benchmarks' figures to cost table entries: each entry's value, with the
+// arithmetic (what other entries it subtracts) in its method. Pure: no kernel, unit-testable.
+#include "config/calibration.hpp"
+#include "host/calibrate_measurements.hpp"
+#include "host/machine_info.hpp"
+
+namespace uringsim::host::calib {
+
+// Lock sections the model runs per IOSQE_ASYNC NOP beyond an inline one, in a batch worked
+// through by one io-wq worker: 2 in the submitter (the work list and the free list at enqueue), 3
+// in the worker (the list at get_work, the completion_lock, the list again). Counted from `uringsim
+// run --profile` (_raw_spin_lock cycles per NOP); tests/test_calibrate.cpp checks it against the model.
+inline constexpr int kIowqSpinSectionsPerItem = 5;
+
+// Every key of the cost table ends up in `costs` or in `defaults_kept` with its reason.
+config::Calibration derive_calibration(const Measurements& m, const MachineInfo& machine, bool quick);
+
+}  // namespace uringsim::host::calib

@@ -1,0 +1,54 @@
+#pragma once
+// What the calibration micro-benchmarks measured, before any arithmetic: every figure in ns, one
+// sample per round (a round times many repetitions and keeps their median or mean) unless said
+// otherwise. Filled by host/calibrate_*.cpp, turned into cost entries by calibrate_derive.cpp.
+#include <string>
+#include <vector>
+
+namespace uringsim::host::calib {
+
+struct Measurements {
+  // Syscalls, one thread (calibrate_syscall.cpp).
+  std::vector<double> clock_read;       // one clock_gettime(CLOCK_MONOTONIC), subtracted from timed calls
+  std::vector<double> null_syscall;     // getppid()
+  std::vector<double> futex_wake_none;  // FUTEX_WAKE on a word nobody waits on
+  std::vector<double> enter_null;       // io_uring_enter(fd, 0, 0, 0)
+  std::vector<int> nop_batches;         // the n of the NOP batch fit
+  std::vector<double> nop_a, nop_b;     // per round: io_uring_submit_and_wait of n NOPs = a + b n
+
+  // Locks and cache lines (calibrate_cacheline.cpp).
+  std::vector<double> spin_pair, mutex_pair;  // uncontended pthread spin / mutex lock + unlock
+  std::vector<double> line_one_way;           // an atomic bounced between two CPUs, per transfer
+
+  // Wake-ups by futex (calibrate_wake.cpp). Cross-CPU ones are empty with one CPU.
+  std::vector<double> wake_call_idle;  // the waker's FUTEX_WAKE of a thread asleep on another, idle CPU
+  std::vector<double> wake_idle;       // that wake: from the waker's call to the woken thread running
+  std::vector<double> wake_busy;       // the same to a CPU where another thread spins
+  std::vector<double> pingpong_same;   // futex ping-pong on one CPU, per one-way hand-off (round trip / 2)
+  std::vector<double> wake_call_same;  // in that ping-pong, the waker's FUTEX_WAKE call
+  std::string cross_cpu_unavailable;   // why the cross-CPU benchmarks did not run; "" = they ran
+
+  // io-wq, submitter and its one worker pinned to one CPU (calibrate_iowq.cpp): per round, NOP
+  // batches fitted as T(n) = a + b n, inline and with IOSQE_ASYNC.
+  std::vector<double> iowq_inline_a, iowq_inline_b, iowq_async_a, iowq_async_b;
+  std::vector<double> worker_first_extra;  // per fresh thread: first IOSQE_ASYNC NOP minus a warm one
+  std::string iowq_unavailable;
+
+  // TCP over loopback, one thread holding both ends (calibrate_tcp.cpp).
+  int tcp_small = 64, tcp_large = 16384;                               // message sizes, bytes
+  std::vector<double> send_small, send_large, recv_small, recv_large;  // send() / recv() that finds the data
+  std::vector<double> recv_eagain;  // recv(MSG_DONTWAIT) on an empty socket
+
+  // Poll on a DEFER_TASKRUN ring, one thread (calibrate_poll.cpp); 64-byte messages.
+  std::vector<double> poll_add;         // submit of IORING_OP_POLL_ADD(POLLIN) on an empty socket: armed
+  std::vector<double> poll_send_armed;  // send() to that socket: the poll wake queues task_work
+  std::vector<double> poll_getevents;   // io_uring_enter(GETEVENTS, 1): the task_work runs, posts the CQE
+  std::vector<double> poll_enter_null;  // io_uring_enter(GETEVENTS, 0) with nothing to do
+  std::vector<double> poll_send_plain;  // send() to the socket with no poll armed
+  std::vector<double> poll_recv_arm;    // submit of a recv on an empty socket (-EAGAIN, async poll armed)
+  std::vector<double> poll_data;        // submit_and_wait of a recv that finds data
+  std::vector<double> poll_data_fixed;  // the same through a registered file
+  std::string poll_unavailable;
+};
+
+}  // namespace uringsim::host::calib

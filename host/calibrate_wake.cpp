@@ -1,0 +1,169 @@
+// Futex wake-ups: a thread asleep on another CPU, idle or busy with a spinning thread, and a
+// ping-pong between two threads on one CPU.
+#include <fmt/format.h>
+
+#include "host/calibrate_bench.hpp"
+#include "host/calibrate_fit.hpp"
+
+namespace uringsim::host::calib {
+namespace {
+
+constexpr double kTimeoutNs = 1e9;
+// How long the target CPU has nothing to do before each wake, so that it is really idle.
+constexpr double kIdleSettleNs = 100e3;
+
+struct Sample {
+  std::vector<double> call, one_way;
+};
+
+// The waker (this thread, on cpu_a) wakes a thread asleep on cpu_b `iters` times; with `busy`, a
+// third thread spins on cpu_b all along, so the woken one must preempt it.
+Sample wake_other_cpu(const Bench& b, int iters, bool busy) {
+  struct alignas(64) Shared {
+    alignas(64) std::atomic<std::int32_t> word{0};
+    alignas(64) std::atomic<std::int32_t> ready{0};  // the iteration the sleeper is about to sleep for
+    alignas(64) std::atomic<std::int32_t> woken{0};  // the iteration it woke for
+    std::atomic<double> woke_at{0};
+    std::atomic<bool> quit{false};
+  } s;
+  std::atomic<bool> pin_failed{false};
+  Sample out;
+  bool ok = true;
+  {
+    Joined spinner([&] {
+      if (!busy) return;
+      try {
+        pin_to_cpu(b.cpu_b);
+      } catch (const std::exception&) {
+        pin_failed.store(true);
+        return;
+      }
+      while (!s.quit.load(std::memory_order_relaxed) && !b.stopping()) {
+      }
+    });
+    Joined sleeper([&] {
+      try {
+        pin_to_cpu(b.cpu_b);
+      } catch (const std::exception&) {
+        pin_failed.store(true);
+        return;
+      }
+      for (std::int32_t i = 1; i <= iters; ++i) {
+        s.word.store(0);
+        s.ready.store(i);
+        while (s.word.load() == 0) {
+          if (s.quit.load() || b.stopping()) return;
+          futex_wait(s.word, 0, 50e6);
+        }
+        s.woke_at.store(now_ns());
+        s.woken.store(i);
+      }
+    });
+    for (std::int32_t i = 1; i <= iters; ++i) {
+      if (!spin_until(
+              b, [&] { return s.ready.load() == i || pin_failed.load(); }, kTimeoutNs) ||
+          pin_failed) {
+        ok = false;
+        break;
+      }
+      const double settle = now_ns() + kIdleSettleNs;
+      spin_until(b, [&] { return now_ns() > settle; });
+      const double t0 = now_ns();
+      s.word.store(1);
+      const int n = futex_wake(s.word, 1);
+      const double t1 = now_ns();
+      if (!spin_until(
+              b, [&] { return s.woken.load() == i; }, kTimeoutNs)) {
+        ok = false;
+        break;
+      }
+      if (n == 1) {  // n == 0: the sleeper had not gone to sleep yet; not a wake-up
+        out.call.push_back(t1 - t0 - b.clock_ns);
+        out.one_way.push_back(s.woke_at.load() - t0);
+      }
+    }
+    s.quit.store(true);
+    futex_wake(s.word, 1);
+  }  // both threads joined
+  if (!ok) b.fail(fmt::format("futex wake to CPU {}: the woken thread did not run within a second", b.cpu_b));
+  return out;
+}
+
+// Two threads on this CPU hand a token back and forth by futex: ns per one-way hand-off and the
+// median of the waker's FUTEX_WAKE call (its two clock reads are taken out of the hand-off).
+struct PingPong {
+  double one_way = 0, wake_call = 0;
+};
+PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
+  struct alignas(64) Shared {
+    alignas(64) std::atomic<std::int32_t> to_a{0};
+    alignas(64) std::atomic<std::int32_t> to_b{0};
+    std::atomic<bool> quit{false};
+  } s;
+  auto wait_for = [&](std::atomic<std::int32_t>& w) {
+    const double end = now_ns() + kTimeoutNs;
+    while (w.load() == 0) {
+      if (s.quit.load() || b.stopping() || now_ns() > end) return false;
+      futex_wait(w, 0, 50e6);
+    }
+    w.store(0);
+    return true;
+  };
+  double elapsed = 0;
+  bool ok = true;
+  std::vector<double> calls;
+  calls.reserve(static_cast<std::size_t>(round_trips));
+  {
+    Joined other([&] {
+      for (int i = 0; i < round_trips; ++i) {
+        if (!wait_for(s.to_b)) return;
+        s.to_a.store(1);
+        futex_wake(s.to_a, 1);
+      }
+    });
+    const double t0 = now_ns();
+    for (int i = 0; i < round_trips && ok; ++i) {
+      s.to_b.store(1);
+      const double w0 = now_ns();
+      futex_wake(s.to_b, 1);
+      calls.push_back(now_ns() - w0 - b.clock_ns);
+      ok = wait_for(s.to_a);
+    }
+    elapsed = now_ns() - t0;
+    s.quit.store(true);
+    futex_wake(s.to_b, 1);
+  }
+  if (!ok) b.fail("futex ping-pong on one CPU: no answer within a second");
+  return {elapsed / (2.0 * round_trips) - b.clock_ns, median(calls)};
+}
+
+}  // namespace
+
+void measure_wakeups(const Bench& b, Measurements& m) {
+  run_pinned(b, b.cpu_a, [&] {
+    for (int r = 0; r < b.rounds(60) && !b.stopping(); ++r) {
+      const PingPong pp = pingpong_same_cpu(b, 2000);
+      m.pingpong_same.push_back(pp.one_way);
+      m.wake_call_same.push_back(pp.wake_call);
+    }
+    b.say(fmt::format("  futex ping-pong on CPU {}: {:.0f} ns per hand-off, FUTEX_WAKE call {:.0f} ns",
+                      b.cpu_a, median(m.pingpong_same), median(m.wake_call_same)));
+    if (b.cpu_b < 0) return;
+    for (int r = 0; r < b.rounds(60) && !b.stopping(); ++r) {
+      Sample s = wake_other_cpu(b, 20, false);
+      m.wake_call_idle.insert(m.wake_call_idle.end(), s.call.begin(), s.call.end());
+      m.wake_idle.insert(m.wake_idle.end(), s.one_way.begin(), s.one_way.end());
+    }
+    if (m.wake_idle.empty()) b.fail("futex wake to an idle CPU: the sleeper never slept before its wake-up");
+    b.say(fmt::format("  wake to idle CPU {}: {:.0f} ns one-way, FUTEX_WAKE call {:.0f} ns", b.cpu_b,
+                      median(m.wake_idle), median(m.wake_call_idle)));
+    for (int r = 0; r < b.rounds(40) && !b.stopping(); ++r) {
+      Sample s = wake_other_cpu(b, 10, true);
+      m.wake_busy.insert(m.wake_busy.end(), s.one_way.begin(), s.one_way.end());
+    }
+    if (m.wake_busy.empty()) b.fail("futex wake to a busy CPU: the sleeper never slept before its wake-up");
+    b.say(fmt::format("  wake to busy CPU {}: {:.0f} ns one-way", b.cpu_b, median(m.wake_busy)));
+  });
+}
+
+}  // namespace uringsim::host::calib

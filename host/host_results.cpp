@@ -1,0 +1,66 @@
+#include "host/host_results.hpp"
+
+#include <fmt/format.h>
+
+#include "analysis/io.hpp"
+
+namespace uringsim::host {
+
+nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, const FrameResult& run) {
+  nlohmann::json r = run.metrics->to_json();
+  r["source"] = "host";
+  r["tool"] = {{"name", "uringsim"}, {"version", o.tool_version}};
+  r["scenario"] = s.doc;
+  r["variant"] = s.variant;
+  r["seed"] = s.at("/seed");
+  r["cpu"] = run.cpu.cpu;
+  r["context_switches"] = run.cpu.context_switches;
+  r["iowq"]["workers_peak"] = run.window.workers_peak;
+  return r;
+}
+
+nlohmann::json host_run_info(const config::Scenario& s, const MachineInfo& m, const FrameResult& run,
+                             const nlohmann::json& ignored) {
+  nlohmann::json j = m.to_json();
+  j["io_uring_disabled"] = read_io_uring_disabled();
+  j["warmup_ms"] = s.at("/warmup_ms");
+  j["window_ms"] = run.cpu.seconds * 1e3;  // as measured between the CPU snapshots
+  j["wall_s"] = run.wall_s;
+  j["other_cpu_pct"] = run.cpu.other_cpu_pct;
+  j["runner_cpu_pct"] = run.cpu.runner_cpu_pct;
+  j["quiet_wait"] = run.quiet.to_json();
+  j["ignored_fields"] = ignored;
+  j["peak_rss_bytes"] = analysis::peak_rss_bytes();
+  return j;
+}
+
+std::vector<std::pair<std::string, std::string>> host_summary(const nlohmann::json& r,
+                                                              const nlohmann::json& info) {
+  auto num = [](const nlohmann::json& j, const char* key, const char* spec) -> std::string {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? fmt::format(fmt::runtime(spec), it->get<double>()) : "-";
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& lat = r.at("latency_us");
+  out.emplace_back("throughput", num(r.at("throughput"), "ops_per_s", "{:.1f} ops/s"));
+  out.emplace_back("latency (us)", "mean " + num(lat, "mean", "{:.3f}") + "  p50 " +
+                                       num(lat, "p50", "{:.3f}") + "  p99 " + num(lat, "p99", "{:.3f}") +
+                                       "  max " + num(lat, "max", "{:.3f}"));
+  std::string by;
+  for (const auto& [k, v] : r.at("cpu").at("by_thread").items())
+    by += fmt::format("  {} {:.1f}", k.substr(0, k.size() - 4), v.get<double>());
+  out.emplace_back("cpu", num(r.at("cpu"), "total_pct", "{:.1f} %") + (by.empty() ? "" : " =" + by));
+  const auto& rq = r.at("requests");
+  out.emplace_back(
+      "requests",
+      fmt::format("submitted {}  completed {}  in flight {}", rq.at("submitted").get<std::uint64_t>(),
+                  rq.at("completed").get<std::uint64_t>(), rq.at("in_flight_at_end").get<std::int64_t>()));
+  out.emplace_back("other processes", num(info, "other_cpu_pct", "{:.1f} % CPU") +
+                                          num(info, "runner_cpu_pct", " (the runner itself: {:.1f} %)"));
+  out.emplace_back("machine",
+                   fmt::format("{}, {} CPUs, {}", info.at("kernel_release").get<std::string>(),
+                               info.at("nproc").get<int>(), info.at("cpu_model").get<std::string>()));
+  return out;
+}
+
+}  // namespace uringsim::host

@@ -1,0 +1,135 @@
+#include "host/nop_runner.hpp"
+
+#include <liburing.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "config/input_error.hpp"
+#include "host/host_results.hpp"
+#include "host/machine_info.hpp"
+#include "host/model_fields.hpp"
+#include "host/ring_setup.hpp"
+#include "host/run_frame.hpp"
+#include "host/thread_setup.hpp"
+
+namespace uringsim::host {
+namespace {
+
+using Clock = RunGuard::Clock;
+
+class NopLoop {
+ public:
+  NopLoop(const config::Scenario& s, const RunGuard& guard)
+      : s_(s),
+        guard_(guard),
+        depth_(s.at("/workload/depth").get<int>()),
+        force_async_(s.at("/workload/force_async").get<bool>()),
+        cpu_(s.at("/workload/cpu").get<int>()),
+        end_ns_((s.at("/warmup_ms").get<double>() + s.at("/duration_ms").get<double>()) * 1e6),
+        warmup_ns_(s.at("/warmup_ms").get<double>() * 1e6) {}
+
+  void main(Startup& startup) {
+    name_this_thread("nop_test");
+    if (cpu_ >= 0) pin_this_thread(cpu_, "/workload/cpu");
+    io_uring ring{};
+    init_ring(ring, s_);
+    struct RingExit {
+      io_uring* r;
+      ~RingExit() { io_uring_queue_exit(r); }
+    } ring_exit{&ring};
+    startup.ready();
+    if (!startup.wait_go()) return;
+    const auto t0 = startup.t0();
+    auto since = [&] { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); };
+    while (!guard_.stop_requested()) {
+      const double t_start = since();
+      for (int i = 0; i < depth_; ++i) {
+        io_uring_sqe* e = io_uring_get_sqe(&ring);
+        if (!e) throw std::runtime_error("io_uring: no free SQE for the batch");
+        io_uring_prep_nop(e);
+        if (force_async_) e->flags |= IOSQE_ASYNC;
+        local_.submitted.push_back(t_start);
+      }
+      // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
+      int got = 0;
+      int rc = io_uring_submit_and_wait(&ring, static_cast<unsigned>(depth_));
+      while (got < depth_) {
+        if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+          throw std::runtime_error(fmt::format("io_uring_submit_and_wait: {}", std::strerror(-rc)));
+        unsigned head, n = 0;
+        io_uring_cqe* cqe;
+        io_uring_for_each_cqe(&ring, head, cqe) {
+          ++n;
+          const double t = since();
+          if (cqe->res < 0) {
+            ++failed_;
+            ++local_.failed;
+          } else {
+            local_.completed.emplace_back(t, t - t_start);
+          }
+        }
+        io_uring_cq_advance(&ring, n);
+        got += static_cast<int>(n);
+        if (got < depth_) rc = io_uring_wait_cqe_nr(&ring, &cqe, static_cast<unsigned>(depth_ - got));
+      }
+      const double t = since();
+      if (t >= warmup_ns_ && t <= end_ns_) ++batches_window_;
+      log_.append(local_);
+    }
+  }
+
+  EventLog& log() { return log_; }
+  std::uint64_t batches_window() const { return batches_window_; }
+  std::uint64_t failed() const { return failed_; }
+
+ private:
+  const config::Scenario& s_;
+  const RunGuard& guard_;
+  int depth_;
+  bool force_async_;
+  int cpu_;
+  double end_ns_, warmup_ns_;
+  Events local_;
+  EventLog log_;
+  std::uint64_t batches_window_ = 0, failed_ = 0;
+};
+
+}  // namespace
+
+HostRun run_nop(const config::Scenario& s, const HostOptions& o) {
+  const MachineInfo machine = machine_info();
+  const nlohmann::json ignored = check_model_fields(s, machine, o.ignore_model_fields);
+  check_cpu_index(s.source, "/workload/cpu", s.at("/workload/cpu").get<int>());
+  check_ring_fields(s);
+  const int depth = s.at("/workload/depth").get<int>(), sq = s.at("/kernel/ring/sq_entries").get<int>();
+  if (depth > sq)
+    throw config::InputError(fmt::format(
+        "{}: /workload/depth: expected at most kernel.ring.sq_entries ({}), got {}", s.source, sq, depth));
+  require_io_uring({IORING_OP_NOP});
+
+  RunGuard guard(run_limit_s(s, o));
+  NopLoop loop(s, guard);
+  auto spawn = [&](Startup& st, std::vector<std::thread>& running) {
+    running.push_back(st.spawn([&] { loop.main(st); }));
+  };
+  const FrameResult run = run_frame(s, o, guard, 1, spawn, {&loop.log()});
+
+  HostRun out;
+  out.results = host_results(s, o, run);
+  out.results["nop"] = {{"depth", depth},
+                        {"force_async", s.at("/workload/force_async")},
+                        {"batches_window", loop.batches_window()},
+                        {"failed", loop.failed()}};
+  out.run_info = host_run_info(s, machine, run, ignored);
+  out.summary = host_summary(out.results, out.run_info);
+  out.summary.emplace_back(
+      "nop", fmt::format("depth {}{}, {} batches in the window, {} failed, io-wq workers peak {}", depth,
+                         s.at("/workload/force_async").get<bool>() ? " IOSQE_ASYNC" : "",
+                         loop.batches_window(), loop.failed(), run.window.workers_peak));
+  return out;
+}
+
+}  // namespace uringsim::host

@@ -1,0 +1,178 @@
+#include "host/proc_stats.hpp"
+
+#include <dirent.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace uringsim::host {
+namespace {
+
+std::string proc_dir(pid_t pid) {
+  return pid == 0 ? std::string("/proc/self") : fmt::format("/proc/{}", pid);
+}
+
+// The whole of a small /proc file; false if it cannot be opened (the task is gone).
+bool read_small(const std::string& path, std::string& out) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+std::vector<pid_t> task_ids(pid_t pid) {
+  const std::string dir = proc_dir(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) throw std::runtime_error(fmt::format("cannot read {}: {}", dir, std::strerror(errno)));
+  std::vector<pid_t> ids;
+  while (const dirent* e = ::readdir(d))
+    if (std::isdigit(static_cast<unsigned char>(e->d_name[0]))) ids.push_back(std::atoi(e->d_name));
+  ::closedir(d);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// A thread's CPU clock (clock_gettime accepts it for threads of the calling process): exact and up
+// to date, where schedstat lags by up to a scheduler tick for a running thread.
+std::int64_t own_thread_cpu_ns(pid_t tid) {
+  const clockid_t clock =
+      static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);  // per-thread, sched
+  timespec ts{};
+  if (::clock_gettime(clock, &ts) != 0) return -1;
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::string strip_newline(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// utime + stime (fields 14 and 15) of a /proc stat line, in clock ticks. The command name in
+// field 2 may contain spaces and parentheses, so fields are counted after its last ')'.
+std::int64_t stat_line_cpu_ticks(const std::string& line) {
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) throw std::runtime_error("malformed /proc stat line");
+  std::istringstream in(line.substr(close + 1));
+  std::string field;
+  std::int64_t utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stoll(field);
+    if (i == 15) stime = std::stoll(field);
+  }
+  return utime + stime;
+}
+
+std::uint64_t status_field(const std::string& status, const std::string& key) {
+  const auto at = status.find(key + ":");
+  if (at == std::string::npos) return 0;
+  return std::strtoull(status.c_str() + at + key.size() + 1, nullptr, 10);
+}
+
+}  // namespace
+
+std::int64_t ns_per_clock_tick() {
+  static const std::int64_t ns = 1'000'000'000 / std::max<long>(1, ::sysconf(_SC_CLK_TCK));
+  return ns;
+}
+
+std::vector<TaskStats> list_tasks(pid_t pid) {
+  std::vector<TaskStats> out;
+  for (const pid_t tid : task_ids(pid)) {
+    const std::string dir = fmt::format("{}/task/{}", proc_dir(pid), tid);
+    std::string comm, stat, status, schedstat;
+    if (!read_small(dir + "/comm", comm) || !read_small(dir + "/stat", stat) ||
+        !read_small(dir + "/status", status))
+      continue;  // exited meanwhile
+    TaskStats t;
+    t.tid = tid;
+    t.comm = strip_newline(comm);
+    std::int64_t runtime_ns = pid == 0 || pid == ::getpid() ? own_thread_cpu_ns(tid) : -1;
+    if (runtime_ns < 0 && read_small(dir + "/schedstat", schedstat)) {
+      char* end = nullptr;
+      const long long v = std::strtoll(schedstat.c_str(), &end, 10);
+      if (end != schedstat.c_str()) runtime_ns = v;
+    }
+    try {
+      t.cpu_ns = runtime_ns >= 0 ? runtime_ns : stat_line_cpu_ticks(stat) * ns_per_clock_tick();
+    } catch (const std::exception&) {
+      continue;  // a truncated read of a dying task
+    }
+    t.voluntary_ctxt_switches = status_field(status, "voluntary_ctxt_switches");
+    t.nonvoluntary_ctxt_switches = status_field(status, "nonvoluntary_ctxt_switches");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::pair<pid_t, std::string>> list_task_names(pid_t pid) {
+  std::vector<std::pair<pid_t, std::string>> out;
+  for (const pid_t tid : task_ids(pid)) {
+    std::string comm;
+    if (read_small(fmt::format("{}/task/{}/comm", proc_dir(pid), tid), comm))
+      out.emplace_back(tid, strip_newline(comm));
+  }
+  return out;
+}
+
+std::string thread_class(const std::string& comm) {
+  const auto dash = comm.rfind('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == comm.size()) return comm;
+  for (std::size_t i = dash + 1; i < comm.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(comm[i]))) return comm;
+  return comm.substr(0, dash);
+}
+
+std::int64_t process_cpu_ns(pid_t pid) {
+  if (pid == 0 || pid == ::getpid()) {
+    rusage ru{};
+    ::getrusage(RUSAGE_SELF, &ru);
+    auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1'000'000'000 + tv.tv_usec * 1000; };
+    return ns(ru.ru_utime) + ns(ru.ru_stime);
+  }
+  std::string stat;
+  if (!read_small(proc_dir(pid) + "/stat", stat))
+    throw std::runtime_error(fmt::format("cannot read {}/stat", proc_dir(pid)));
+  return stat_line_cpu_ticks(stat) * ns_per_clock_tick();
+}
+
+std::int64_t children_cpu_ns() {
+  rusage ru{};
+  ::getrusage(RUSAGE_CHILDREN, &ru);
+  auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1'000'000'000 + tv.tv_usec * 1000; };
+  return ns(ru.ru_utime) + ns(ru.ru_stime);
+}
+
+std::int64_t busy_ticks_from_stat_line(const std::string& line) {
+  std::istringstream in(line);
+  std::string label;
+  in >> label;
+  if (label != "cpu") throw std::runtime_error("expected the \"cpu\" line of /proc/stat, got: " + line);
+  // user nice system idle iowait irq softirq steal guest guest_nice
+  std::vector<std::int64_t> v;
+  std::int64_t x;
+  while (in >> x) v.push_back(x);
+  if (v.size() < 4) throw std::runtime_error("too few fields in the /proc/stat cpu line: " + line);
+  v.resize(std::max<std::size_t>(v.size(), 10), 0);
+  return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+}
+
+std::int64_t machine_busy_ns() {
+  std::ifstream f("/proc/stat");
+  std::string line;
+  if (!f || !std::getline(f, line)) throw std::runtime_error("cannot read /proc/stat");
+  return busy_ticks_from_stat_line(line) * ns_per_clock_tick();
+}
+
+}  // namespace uringsim::host

@@ -1,0 +1,52 @@
+#pragma once
+// CPU time and context switches of a process's threads, from /proc, and the machine's busy time
+// from /proc/stat: what `uringsim host` reports as cpu.by_thread, context switches and the CPU
+// other processes used. Linux only.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace uringsim::host {
+
+struct TaskStats {
+  pid_t tid = 0;
+  std::string comm;  // /proc/PID/task/TID/comm, e.g. "iou-wrk-1234"
+  // CPU time (user + system), ns. For this process's threads from their CPU clocks
+  // (clock_gettime); for another process's from schedstat's sum_exec_runtime when the kernel has it
+  // (CONFIG_SCHED_INFO), else utime + stime in clock ticks.
+  std::int64_t cpu_ns = 0;
+  std::uint64_t voluntary_ctxt_switches = 0;
+  std::uint64_t nonvoluntary_ctxt_switches = 0;
+};
+
+// The live threads of pid (0 = this process), sorted by tid. A thread that exits while the list is
+// read is left out. Throws std::runtime_error if /proc/PID/task cannot be read at all.
+std::vector<TaskStats> list_tasks(pid_t pid = 0);
+
+// Only tid and comm of each live thread: cheap enough to sample every millisecond.
+std::vector<std::pair<pid_t, std::string>> list_task_names(pid_t pid = 0);
+
+// The simulator's thread class for a command name: a trailing "-<digits>" is dropped
+// ("iou-wrk-1234" -> "iou-wrk", "client-3" -> "client"), anything else is kept as it is.
+std::string thread_class(const std::string& comm);
+
+// CPU time of the whole process, exited threads included. For this process from getrusage
+// (microseconds); for another from /proc/PID/stat utime + stime (clock ticks).
+std::int64_t process_cpu_ns(pid_t pid = 0);
+
+// CPU time used by the children this process has waited for (getrusage RUSAGE_CHILDREN).
+std::int64_t children_cpu_ns();
+
+// Busy time of all CPUs since boot: /proc/stat "cpu" line, everything but idle and iowait
+// (guest time is already inside user, so it is not added twice). Clock ticks converted to ns.
+std::int64_t machine_busy_ns();
+
+// The parsed fields behind machine_busy_ns, for tests: the text of a /proc/stat "cpu" line.
+std::int64_t busy_ticks_from_stat_line(const std::string& line);
+
+// Nanoseconds per clock tick (sysconf(_SC_CLK_TCK)).
+std::int64_t ns_per_clock_tick();
+
+}  // namespace uringsim::host

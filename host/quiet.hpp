@@ -1,0 +1,25 @@
+#pragma once
+// Waiting for the machine to be quiet before a real-kernel run: other processes' CPU disturbs
+// what is measured, so `uringsim host --wait-quiet S` waits up to S seconds for it to settle.
+#include <nlohmann/json.hpp>
+
+#include "host/guard.hpp"
+
+namespace uringsim::host {
+
+struct QuietOutcome {
+  double waited_s = 0;  // how long it waited
+  double other_cpu_pct =
+      -1;              // other processes' CPU in the last 200 ms sample (% of one CPU); -1 = not sampled
+  bool quiet = false;  // that sample was below the threshold
+  int samples = 0;
+
+  nlohmann::json to_json() const;  // other_cpu_pct null when not sampled
+};
+
+// Samples other processes' CPU (machine busy time minus this process's) over 200 ms, again and
+// again, until one sample is below max_other_cpu_pct or max_wait_s has passed (max_wait_s = 0:
+// no sample at all). Returns early, unquiet, when the guard is told to stop.
+QuietOutcome wait_for_quiet(double max_wait_s, double max_other_cpu_pct, const RunGuard& guard);
+
+}  // namespace uringsim::host

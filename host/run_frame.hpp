@@ -1,0 +1,44 @@
+#pragma once
+// The course of every host run, whatever the workload: wait for quiet if asked, start the
+// workload's threads, give them a common t0, run the window on the coordinating thread (sampling,
+// draining what the threads record), stop everyone, join, and turn what went wrong into the right
+// exception (Interrupted, a time-limit or runner failure).
+#include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "analysis/metrics.hpp"
+#include "config/scenario.hpp"
+#include "host/event_log.hpp"
+#include "host/guard.hpp"
+#include "host/host_run.hpp"
+#include "host/quiet.hpp"
+#include "host/startup.hpp"
+#include "host/window.hpp"
+
+namespace uringsim::host {
+
+struct FrameResult {
+  std::optional<analysis::RunMetrics> metrics;
+  WindowOutcome window;
+  WindowCpu cpu;
+  QuietOutcome quiet;
+  double wall_s = 0;  // t0 to the end of the window
+};
+
+// The hard time limit of a run: the quiet wait, warm-up and window, plus this margin for setup and
+// teardown.
+constexpr double kRunMarginS = 10;
+double run_limit_s(const config::Scenario& scenario, const HostOptions& options);
+
+analysis::MetricsConfig host_metrics_config(const config::Scenario& scenario);
+
+// spawn: starts the workload's threads with startup.spawn (each calls ready() then wait_go()) and
+// adds them to `running`, so that they are joined even if starting a later one fails; `threads` is
+// how many. logs: what they record, drained every sampling step.
+using SpawnThreads = std::function<void(Startup& startup, std::vector<std::thread>& running)>;
+FrameResult run_frame(const config::Scenario& scenario, const HostOptions& options, RunGuard& guard,
+                      int threads, const SpawnThreads& spawn, const std::vector<EventLog*>& logs);
+
+}  // namespace uringsim::host

@@ -1,0 +1,67 @@
+#pragma once
+// The measured window of a host run, as the coordinating (main) thread runs it: the warm-up, then
+// duration_ms during which it samples the io-wq workers and, at both ends, every thread's CPU time
+// and context switches; then the CPU by thread class as results.json reports it.
+//
+// CPU attribution: each live thread's CPU-time delta goes to its class (thread_class of its
+// comm). A thread that exits during the window is not in the end snapshot; its CPU is the
+// process's CPU delta (which includes exited threads) minus the live threads' deltas, and is
+// attributed to iou-wrk: the only threads of ours that come and go are io-wq workers. The runner's
+// own threads (the coordinator and the guard's watchdog) are left out of cpu.* and reported as
+// runner_cpu_pct. Other processes' CPU = the machine's busy-time delta minus ours.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/metrics.hpp"
+#include "host/guard.hpp"
+#include "host/proc_stats.hpp"
+
+namespace uringsim::host {
+
+struct CpuSnapshot {
+  RunGuard::Clock::time_point t;
+  std::vector<TaskStats> tasks;
+  std::int64_t process_ns = 0;       // this process, exited threads included
+  std::int64_t children_ns = 0;      // its waited-for children (fio)
+  std::int64_t machine_busy_ns = 0;  // all CPUs
+};
+CpuSnapshot take_cpu_snapshot();
+
+struct WindowCpu {
+  double seconds = 0;               // between the two snapshots
+  nlohmann::json cpu;               // {total_pct, by_thread: {<class>_pct}, exited_threads_pct}
+  nlohmann::json context_switches;  // see docs/results-format.md
+  double runner_cpu_pct = 0;        // the runner's own threads
+  double other_cpu_pct = 0;         // other processes (% of one CPU), clamped at 0
+};
+
+// requests: completions in the window, for the per-request context switches. exited: a thread
+// was seen to exit during the window (only then is the residual CPU attributed to iou-wrk).
+WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std::set<pid_t>& runner_tids,
+                     bool exited, std::uint64_t requests);
+
+struct WindowPlan {
+  double warmup_ns = 0, end_ns = 0;  // from t0
+  double sample_step_ns = 1e6;       // io-wq worker sampling
+};
+
+struct WindowOutcome {
+  bool completed = false;  // false: a stop (signal, time limit, a runner failure) came first
+  CpuSnapshot start, end;
+  bool threads_exited = false;  // a thread seen in the window was gone later
+  double workers_peak = 0;      // io-wq workers (iou-wrk threads), whole run
+};
+
+// Runs on the coordinating thread from t0 until the window's end or a stop. Every step it counts
+// the iou-wrk threads into metrics' gauge "iowq.workers" and calls tick(t_ns) (e.g. to drain what
+// runner threads recorded); snapshots CPU at the window's start and end.
+WindowOutcome run_window(const RunGuard& guard, RunGuard::Clock::time_point t0, const WindowPlan& plan,
+                         analysis::RunMetrics& metrics, const std::function<void(double t_ns)>& tick);
+
+}  // namespace uringsim::host

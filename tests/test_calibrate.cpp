@@ -1,0 +1,474 @@
+// Calibration: the fit and the arithmetic (pure), the calibration file (strict), how a calibration
+// applies to a scenario, `run --calibration` and `calibrate --quick` on this machine's kernel
+// (skipped, with the reason, where io_uring is not available).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_helpers.hpp"
+#include "config/calibration.hpp"
+#include "config/cost_table.hpp"
+#include "config/scenario.hpp"
+#include "host/calibrate_derive.hpp"
+#include "host/calibrate_fit.hpp"
+
+using namespace uringsim;
+using testing::fresh_dir;
+using testing::run_cli;
+using testing::slurp;
+using testing::source_path;
+
+namespace {
+
+// A hand-written calibration file: seed 000's machine (64 cores, 2.5 GHz) and the given costs.
+nlohmann::json calibration_doc(const nlohmann::json& costs) {
+  nlohmann::json c = {{"format", "uringsim-calibration/1"},
+                      {"kernel_release", "6.18.0-test"},
+                      {"cpu_model", "Test CPU @ 2.50GHz"},
+                      {"date", "2025-01-31T12:00:00Z"},
+                      {"quick", false},
+                      {"machine",
+                       {{"cores", 64},
+                        {"ghz", 2.5},
+                        {"ghz_source", "model name"},
+                        {"wake_idle_ns", 5000.0},
+                        {"wake_busy_ns", nullptr}}},
+                      {"costs", nlohmann::json::object()},
+                      {"defaults_kept", nlohmann::json::array()}};
+  for (const auto& [key, value] : costs.items())
+    c["costs"][key] = {{"value", value},   {"unit", key.substr(key.size() - 2) == "ns" ? "ns" : "cycles"},
+                       {"method", "test"}, {"samples", 1},
+                       {"median", value},  {"spread", "p25-p75 0-0"}};
+  return c;
+}
+
+std::string write(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+// The InputError message of parsing `text` as a calibration named "cal.json" ("" if it parses).
+std::string parse_error(const std::string& text) {
+  try {
+    config::parse_calibration_text(text, "cal.json");
+  } catch (const config::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* const kQueueScenario = R"({
+  "name": "q",
+  "machine": {"cores": 8, "ghz": 3.0},
+  "costs": {"wake_cycles": 111},
+  "workload": {
+    "type": "queue",
+    "servers": 2,
+    "arrival": {"kind": "exponential", "mean_us": 10},
+    "service": {"kind": "constant", "value_us": 5}
+  }
+})";
+
+// Synthetic benchmark figures (ns), roughly a 2-vCPU VM's, several rounds each.
+host::calib::Measurements synthetic() {
+  host::calib::Measurements m;
+  auto v = [](double x) { return std::vector<double>{x * 0.98, x, x * 1.03}; };
+  m.clock_read = v(20);
+  m.null_syscall = v(100);
+  m.futex_wake_none = v(120);
+  m.enter_null = v(110);
+  m.nop_batches = {1, 2, 4, 8, 16, 32, 64};
+  m.nop_a = v(150);
+  m.nop_b = v(20);
+  m.spin_pair = v(10);
+  m.mutex_pair = v(18);
+  m.line_one_way = v(60);
+  m.wake_call_idle = v(2000);
+  m.wake_idle = v(6000);
+  m.wake_busy = v(5000);
+  m.pingpong_same = v(1200);
+  m.wake_call_same = v(400);
+  m.iowq_inline_a = v(160);
+  m.iowq_inline_b = v(21);
+  m.iowq_async_a = v(2300);
+  m.iowq_async_b = v(430);
+  m.worker_first_extra = v(4500);
+  m.send_small = v(1200);
+  m.send_large = v(1400);
+  m.recv_small = v(1200);
+  m.recv_large = v(1350);
+  m.recv_eagain = v(200);
+  m.poll_add = v(240);
+  m.poll_send_armed = v(1300);
+  m.poll_getevents = v(220);
+  m.poll_enter_null = v(140);
+  m.poll_send_plain = v(1240);
+  m.poll_recv_arm = v(330);
+  m.poll_data = v(1330);
+  m.poll_data_fixed = v(1300);
+  return m;
+}
+
+host::MachineInfo synthetic_machine() {
+  host::MachineInfo i;
+  i.kernel_release = "6.18.0-test";
+  i.cpu_model = "Test CPU";
+  i.nproc = 2;
+  i.ghz_nominal = 2.0;
+  i.ghz_source = "cpu MHz";
+  i.date = "2025-01-31T12:00:00Z";
+  return i;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate fit: T(n) = a + b n separates the fixed cost of a call from the per-item cost") {
+  using host::calib::fit_line;
+  // Exact data: the syscall part and the per-SQE part come back.
+  const std::vector<double> n = {1, 2, 4, 8, 16, 32, 64};
+  std::vector<double> t;
+  for (double x : n) t.push_back(308 + 58 * x);
+  const auto exact = fit_line(n, t);
+  CHECK(exact.a == Approx(308));
+  CHECK(exact.b == Approx(58));
+  // Noise of +-5 ns alternating: the fit stays close; taking T(1) as the fixed cost would not.
+  std::vector<double> noisy;
+  for (std::size_t i = 0; i < n.size(); ++i) noisy.push_back(t[i] + (i % 2 ? 5 : -5));
+  const auto fit = fit_line(n, noisy);
+  CHECK(fit.a == Approx(308).margin(6));
+  CHECK(fit.b == Approx(58).margin(0.3));
+  // A per-SQE cost of 0: all of it is fixed.
+  const auto flat = fit_line({1, 64}, {200, 200});
+  CHECK(flat.a == Approx(200));
+  CHECK(flat.b == Approx(0).margin(1e-12));
+  CHECK_THROWS_AS(fit_line({8, 8, 8}, {1, 2, 3}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_line({1, 2}, {1}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_line({}, {}), std::invalid_argument);
+}
+
+TEST_CASE("calibrate stats: median and quartiles by interpolation, the spread says which measure it is") {
+  const auto s = host::calib::summarize({5, 1, 4, 2, 3});
+  CHECK(s.n == 5);
+  CHECK(s.median == 3);
+  CHECK(s.p25 == 2);
+  CHECK(s.p75 == 4);
+  CHECK(host::calib::summarize({1, 2}).median == Approx(1.5));
+  CHECK(host::calib::spread_text(s) == "p25-p75 2-4");
+  CHECK_THROWS_AS(host::calib::summarize({}), std::invalid_argument);
+}
+
+TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, arithmetic and clamping") {
+  const auto m = synthetic();
+  const auto c = host::calib::derive_calibration(m, synthetic_machine(), true);
+  const auto table = config::CostTable::defaults();
+  for (const auto& key : table.keys()) {
+    INFO(key);
+    const int kept = static_cast<int>(std::count_if(c.defaults_kept.begin(), c.defaults_kept.end(),
+                                                    [&](const auto& k) { return k.first == key; }));
+    CHECK(static_cast<int>(c.costs.count(key)) + kept == 1);
+  }
+  for (const auto& [key, reason] : c.defaults_kept) CHECK(!reason.empty());
+  for (const auto& [key, e] : c.costs) {
+    INFO(key);
+    CHECK(e.value >= 0);
+    CHECK(std::isfinite(e.value));
+    CHECK(!e.method.empty());
+    CHECK(e.samples == 3);
+  }
+  const double G = 2.0;
+  // Uncontended locks are the measured pair times.
+  CHECK(c.costs.at("spin_lock_fast_cycles").value == Approx(10 * G));
+  CHECK(c.costs.at("mutex_fast_cycles").value == Approx(18 * G));
+  // The fit's intercept less the two lock fast paths the model charges in the same io_uring_enter.
+  CHECK(c.costs.at("syscall_cycles").value == Approx(150 * G - 18 * G - 10 * G));
+  // The slope is shared out in the defaults' proportions, and the shares add up to it.
+  const double slope = 20 * G;
+  const double share_sum = c.costs.at("sqe_submit_cycles").value + c.costs.at("nop_issue_cycles").value +
+                           c.costs.at("cqe_post_cycles").value;
+  CHECK(share_sum == Approx(slope));
+  CHECK(c.costs.at("sqe_submit_cycles").value ==
+        Approx(
+            slope * table.get("sqe_submit_cycles") /
+            (table.get("sqe_submit_cycles") + table.get("nop_issue_cycles") + table.get("cqe_post_cycles"))));
+  // Wake-up: the waker's call less FUTEX_WAKE with nobody waiting; the switch from the same-CPU
+  // hand-off; the delay is what is left of the cross-CPU one-way time.
+  CHECK(c.costs.at("wake_cycles").value == Approx((2000 - 120) * G));
+  CHECK(c.costs.at("context_switch_cycles").value == Approx((1200 - 400 - 100) * G));
+  CHECK(c.costs.at("wakeup_latency_ns").value == Approx(6000 - 2000 - (1200 - 400 - 100)));
+  CHECK(c.machine.wake_idle_ns == Approx(6000));
+  CHECK(c.machine.wake_busy_ns == Approx(5000));
+  // Loopback TCP: per byte averaged over send and recv; send/recv less the syscall and their bytes.
+  const double byte = ((1400 - 1200) + (1350 - 1200)) / (2.0 * (16384 - 64)) * G;
+  CHECK(c.costs.at("tcp_byte_cycles").value == Approx(byte));
+  CHECK(c.costs.at("tcp_send_cycles").value == Approx((1200 - 100) * G - 64 * byte));
+  CHECK(c.costs.at("client_round_trip_cycles").value == Approx((1200 + 1200) * G));
+  // io-wq: the batch slopes' difference less the spin sections, shared among the per-item entries.
+  const double item = (430 - 21) * G - host::calib::kIowqSpinSectionsPerItem * 10 * G;
+  CHECK(c.costs.at("iowq_prep_cycles").value + c.costs.at("iowq_enqueue_cycles").value +
+            c.costs.at("iowq_get_work_cycles").value + c.costs.at("iowq_work_overhead_cycles").value ==
+        Approx(item));
+  CHECK(c.costs.at("file_lookup_cycles").value == Approx((1330 - 1300) * G));
+  CHECK(c.machine.cores == 2);
+  CHECK(c.quick);
+
+  // A subtraction that goes below 0 is clamped, and the method says so.
+  auto low = synthetic();
+  low.nop_a = {10, 10, 10};  // less than the lock fast paths subtracted from it
+  const auto clamped = host::calib::derive_calibration(low, synthetic_machine(), false);
+  CHECK(clamped.costs.at("syscall_cycles").value == 0);
+  CHECK(clamped.costs.at("syscall_cycles").method.find("clamped to 0") != std::string::npos);
+
+  // With one CPU the cross-CPU entries keep their defaults, with the reason.
+  auto one = synthetic();
+  one.line_one_way.clear();
+  one.wake_call_idle.clear();
+  one.wake_idle.clear();
+  one.wake_busy.clear();
+  one.cross_cpu_unavailable = "only one CPU is available to this process";
+  const auto single = host::calib::derive_calibration(one, synthetic_machine(), false);
+  CHECK(single.costs.count("wake_cycles") == 0);
+  CHECK(!single.machine.wake_idle_ns);
+  bool listed = false;
+  for (const auto& [key, reason] : single.defaults_kept)
+    if (key == "wakeup_latency_ns") listed = reason.find("only one CPU") != std::string::npos;
+  CHECK(listed);
+  // What derive produces is a valid file.
+  CHECK_NOTHROW(config::parse_calibration_text(single.to_json().dump(), "single.json"));
+}
+
+TEST_CASE("calibration file: what to_json writes parses back to the same content") {
+  const auto c = host::calib::derive_calibration(synthetic(), synthetic_machine(), false);
+  const auto back = config::parse_calibration_text(c.to_json().dump(2), "c.json");
+  CHECK(back.to_json() == c.to_json());
+  CHECK(back.source == "c.json");
+  CHECK(back.provenance() == nlohmann::json{{"kernel_release", "6.18.0-test"},
+                                            {"cpu_model", "Test CPU"},
+                                            {"date", "2025-01-31T12:00:00Z"}});
+}
+
+TEST_CASE("calibration file: bad content is an error naming the file and the JSON path") {
+  const auto good = calibration_doc({{"syscall_cycles", 500.0}});
+  CHECK(parse_error(good.dump()).empty());
+  CHECK(parse_error("{\"format\": ").find("cal.json:1:") == 0);
+  auto with = [&](const std::function<void(nlohmann::json&)>& f) {
+    auto d = good;
+    f(d);
+    return parse_error(d.dump());
+  };
+  CHECK(with([](auto& d) { d["extra"] = 1; }).find("cal.json: /extra: unknown key") == 0);
+  CHECK(with([](auto& d) { d["machine"]["threads"] = 1; }).find("cal.json: /machine/threads: unknown key") ==
+        0);
+  CHECK(with([](auto& d) {
+          d["costs"]["syscall_cycles"]["note"] = "x";
+        }).find("cal.json: /costs/syscall_cycles/note: unknown key") == 0);
+  const std::string unknown_cost =
+      with([](auto& d) { d["costs"]["syscal_cycles"] = d["costs"]["syscall_cycles"]; });
+  CHECK(unknown_cost.find("cal.json: /costs/syscal_cycles: unknown key (did you mean \"syscall_cycles\"?)") ==
+        0);
+  CHECK(with([](auto& d) {
+          d["costs"]["syscall_cycles"]["unit"] = "ns";
+        }).find("cal.json: /costs/syscall_cycles/unit: expected \"cycles\"") == 0);
+  CHECK(with([](auto& d) {
+          d["costs"]["syscall_cycles"]["value"] = -1;
+        }).find("cal.json: /costs/syscall_cycles/value: expected a finite number >= 0, got -1") == 0);
+  CHECK(with([](auto& d) {
+          d["costs"]["syscall_cycles"]["value"] = "5";
+        }).find("cal.json: /costs/syscall_cycles/value: expected a finite number") == 0);
+  CHECK(with([](auto& d) {
+          d["costs"]["syscall_cycles"].erase("method");
+        }).find("cal.json: /costs/syscall_cycles/method: missing required field") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["cores"] = 0;
+        }).find("cal.json: /machine/cores: expected an integer") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["ghz"] = 0;
+        }).find("cal.json: /machine/ghz: expected a finite number > 0") == 0);
+  CHECK(with([](auto& d) { d["format"] = "uringsim-calibration/2"; }).find("cal.json: /format: expected") ==
+        0);
+  CHECK(with([](auto& d) {
+          d["defaults_kept"] = {{{"key", "syscall_cycles"}, {"reason", "x"}}};
+        }).find("cal.json: /defaults_kept/0/key: \"syscall_cycles\" is also in /costs") == 0);
+  CHECK(with([](auto& d) {
+          d["defaults_kept"] = {{{"key", "no_such"}, {"reason", "x"}}};
+        }).find("cal.json: /defaults_kept/0/key: expected a cost table key") == 0);
+  CHECK(parse_error("{\"format\": 1, \"format\": 2}").find("duplicate key") != std::string::npos);
+}
+
+TEST_CASE(
+    "calibration applied: machine replaced, costs fill the defaults, the scenario's costs and --set win") {
+  auto cal = config::parse_calibration_text(
+      calibration_doc({{"syscall_cycles", 5000.0}, {"wake_cycles", 4000.0}, {"wakeup_latency_ns", 7000.0}})
+          .dump(),
+      "cal.json");
+  config::LoadOptions lo;
+  lo.calibration = cal;
+  const auto s = config::load_scenario_text(kQueueScenario, "q.json", lo);
+  CHECK(s.at("/machine/cores") == 64);  // the scenario said 8
+  CHECK(s.at("/machine/ghz") == 2.5);
+  CHECK(s.costs.get("syscall_cycles") == 5000);     // calibrated
+  CHECK(s.costs.get("wakeup_latency_ns") == 7000);  // calibrated
+  CHECK(s.costs.get("wake_cycles") == 111);         // the scenario's own entry wins
+  CHECK(s.costs.get("tcp_send_cycles") == config::CostTable::defaults().get("tcp_send_cycles"));
+  CHECK(s.at("/costs/syscall_cycles") == 5000);  // what results.json shows
+  CHECK(s.calibration == cal.provenance());
+
+  lo.sets = {"costs.syscall_cycles=42", "machine.cores=4"};
+  const auto set = config::load_scenario_text(kQueueScenario, "q.json", lo);
+  CHECK(set.costs.get("syscall_cycles") == 42);
+  CHECK(set.at("/machine/cores") == 4);
+  CHECK(set.costs.get("wakeup_latency_ns") == 7000);
+
+  const auto plain = config::load_scenario_text(kQueueScenario, "q.json");
+  CHECK(plain.calibration.is_null());
+  CHECK(plain.at("/machine/cores") == 8);
+  CHECK(plain.costs.get("syscall_cycles") == config::CostTable::defaults().get("syscall_cycles"));
+}
+
+TEST_CASE("run --calibration: a much larger syscall_cycles lowers seed 000 hybrid's throughput") {
+  const auto dir = fresh_dir("calibrate-syscall");
+  const std::string cal =
+      write(dir / "slow-syscalls.json", calibration_doc({{"syscall_cycles", 1e6}}).dump(2));
+  const std::string args = source_path("scenarios/seeds/async-hybrid.json") +
+                           " --variant hybrid --set duration_ms=20 --set warmup_ms=10";
+  const auto base = testing::run_results("calibrate-syscall-base", args);
+  const auto slow = testing::run_results("calibrate-syscall-slow", args + " --calibration " + cal);
+  CHECK(slow.at("scenario").at("costs").at("syscall_cycles") == 1e6);
+  CHECK(slow.at("scenario").at("machine").at("cores") == 64);
+  CHECK(slow.at("throughput").at("ops_per_s").get<double>() <
+        0.9 * base.at("throughput").at("ops_per_s").get<double>());
+  CHECK(slow.at("calibration") == nlohmann::json{{"kernel_release", "6.18.0-test"},
+                                                 {"cpu_model", "Test CPU @ 2.50GHz"},
+                                                 {"date", "2025-01-31T12:00:00Z"}});
+  CHECK(!base.contains("calibration"));
+  // Deterministic: the provenance comes from the file, not from the clock.
+  const auto again = fresh_dir("calibrate-syscall-again");
+  REQUIRE(run_cli("run " + args + " --calibration " + cal + " --quiet --out " + again.string()).exit_code ==
+          0);
+  const auto first =
+      std::filesystem::temp_directory_path() / "uringsim-test-calibrate-syscall-slow" / "results.json";
+  CHECK(slurp(again / "results.json") == slurp(first));
+}
+
+TEST_CASE("run --calibration: a scenario's own costs entry wins over the calibration") {
+  const auto dir = fresh_dir("calibrate-own-costs");
+  const std::string cal = write(dir / "cal.json", calibration_doc({{"syscall_cycles", 1e6}}).dump(2));
+  auto scenario = nlohmann::json::parse(slurp(source_path("scenarios/seeds/async-hybrid.json")));
+  scenario["costs"] = {{"syscall_cycles", 750}};
+  const std::string path = write(dir / "own-costs.json", scenario.dump(2));
+  const std::string args = path + " --variant hybrid --set duration_ms=20 --set warmup_ms=10";
+  const auto own = testing::run_results("calibrate-own-costs-cal", args + " --calibration " + cal);
+  const auto base = testing::run_results("calibrate-own-costs-base", args);
+  CHECK(own.at("scenario").at("costs").at("syscall_cycles") == 750);
+  // The calibration's machine is the scenario's and its one cost is overridden: the same run.
+  CHECK(own.at("throughput") == base.at("throughput"));
+  CHECK(own.contains("calibration"));
+  // --set wins too.
+  const auto set =
+      testing::run_results("calibrate-own-costs-set", source_path("scenarios/seeds/async-hybrid.json") +
+                                                          " --variant hybrid --set duration_ms=20 "
+                                                          "--set warmup_ms=10 --set "
+                                                          "costs.syscall_cycles=900 --calibration " +
+                                                          cal);
+  CHECK(set.at("scenario").at("costs").at("syscall_cycles") == 900);
+}
+
+TEST_CASE(
+    "run --calibration: a bad calibration file is exit 2 naming the file and JSON path, nothing written") {
+  const auto dir = fresh_dir("calibrate-bad");
+  const auto good = calibration_doc({{"syscall_cycles", 500.0}});
+  struct Case {
+    std::string name, text, expected;
+  };
+  auto edited = [&](const std::function<void(nlohmann::json&)>& f) {
+    auto d = good;
+    f(d);
+    return d.dump(2);
+  };
+  const std::vector<Case> cases = {
+      {"not-json", "{\"format\": \"uringsim-calibration/1\",", "not-json.json:"},
+      {"unknown-key", edited([](auto& d) { d["machine"]["turbo"] = true; }),
+       "unknown-key.json: /machine/turbo: unknown key"},
+      {"unknown-cost", edited([](auto& d) { d["costs"]["syscall_ns"] = d["costs"]["syscall_cycles"]; }),
+       "unknown-cost.json: /costs/syscall_ns: unknown key"},
+      {"wrong-unit", edited([](auto& d) { d["costs"]["syscall_cycles"]["unit"] = "ns"; }),
+       "wrong-unit.json: /costs/syscall_cycles/unit: expected \"cycles\""},
+      {"negative", edited([](auto& d) { d["costs"]["syscall_cycles"]["value"] = -5; }),
+       "negative.json: /costs/syscall_cycles/value: expected a finite number >= 0"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    const std::string file = write(dir / (c.name + ".json"), c.text);
+    const auto out = dir / ("out-" + c.name);
+    const auto r = run_cli("run " + source_path("scenarios/validation/mm1.json") + " --calibration " + file +
+                           " --quiet --out " + out.string());
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("error: " + (dir / c.expected).string()) != std::string::npos);
+    CHECK(!std::filesystem::exists(out));
+  }
+  const auto missing =
+      run_cli("run " + source_path("scenarios/validation/mm1.json") + " --calibration " +
+              (dir / "absent.json").string() + " --quiet --out " + (dir / "out-absent").string());
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find("absent.json: cannot read") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "out-absent"));
+}
+
+TEST_CASE("calibrate: the io-wq spin sections per item that derive subtracts are the model's") {
+  // A batch of IOSQE_ASYNC NOPs worked through by one worker on one CPU, at two depths: the
+  // _raw_spin_lock cycles per NOP grow by kIowqSpinSectionsPerItem fast paths per extra NOP.
+  const auto dir = fresh_dir("calibrate-iowq-locks");
+  double per_item_spin[2] = {0, 0};
+  const int depths[2] = {8, 16};
+  for (int i = 0; i < 2; ++i) {
+    nlohmann::json s = {
+        {"name", "nop-one-worker"},
+        {"seed", 1},
+        {"warmup_ms", 2},
+        {"duration_ms", 10},
+        {"machine", {{"cores", 1}, {"ghz", 1.0}}},
+        {"kernel", {{"era", "6.x"}, {"iowq", {{"max_bound", 1}}}}},
+        {"workload", {{"type", "nop"}, {"depth", depths[i]}, {"force_async", true}, {"cpu", 0}}}};
+    const std::string path = write(dir / ("depth" + std::to_string(depths[i]) + ".json"), s.dump());
+    const auto r = testing::run_results("calibrate-iowq-locks-" + std::to_string(i), path);
+    const double batches = r.at("nop").at("batches_window").get<double>();
+    REQUIRE(batches > 0);
+    double spin = 0;
+    for (const auto& e : r.at("profile").at("entries"))
+      if (e.at("symbol") == "_raw_spin_lock") spin += e.at("cycles").get<double>();
+    per_item_spin[i] = spin / batches;
+  }
+  const double fast = config::CostTable::defaults().get("spin_lock_fast_cycles");
+  CHECK((per_item_spin[1] - per_item_spin[0]) / (depths[1] - depths[0]) / fast ==
+        Approx(host::calib::kIowqSpinSectionsPerItem).margin(0.05));
+}
+
+TEST_CASE("calibrate --quick writes a file that run --calibration loads (real kernel)") {
+  const auto dir = fresh_dir("calibrate-quick");
+  const std::string file = (dir / "calibration.json").string();
+  const auto r = run_cli("calibrate --quick --quiet --out " + file);
+  if (r.exit_code == 2 && r.output.find("cannot calibrate on this machine") != std::string::npos) {
+    WARN("skipped: " << r.output);
+    CHECK(!std::filesystem::exists(file));
+    return;
+  }
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto cal = config::load_calibration_file(file);
+  CHECK(cal.quick);
+  CHECK(cal.machine.cores >= 1);
+  CHECK(cal.machine.ghz > 0);
+  CHECK(!cal.kernel_release.empty());
+  CHECK(cal.costs.count("syscall_cycles") == 1);
+  CHECK(cal.costs.count("tcp_send_cycles") == 1);
+  CHECK(cal.costs.size() + cal.defaults_kept.size() == config::CostTable::defaults().keys().size());
+  const auto res = testing::run_results("calibrate-quick-run",
+                                        source_path("scenarios/validation/iowq-nop.json") +
+                                            " --set duration_ms=5 --set warmup_ms=1 --calibration " + file);
+  CHECK(res.at("scenario").at("machine").at("cores") == cal.machine.cores);
+  CHECK(res.at("scenario").at("costs").at("syscall_cycles") == cal.costs.at("syscall_cycles").value);
+  CHECK(res.at("calibration").at("kernel_release") == cal.kernel_release);
+}

@@ -1,0 +1,70 @@
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "analysis/format.hpp"
+#include "analysis/io.hpp"
+#include "config/cost_table.hpp"
+#include "host/calibrate.hpp"
+#include "host/guard.hpp"
+#include "tools/app/commands.hpp"
+
+namespace uringsim::app {
+namespace {
+
+std::string render_calibration(const config::Calibration& c) {
+  const nlohmann::json table = config::CostTable::defaults().describe();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [key, e] : c.costs)
+    rows.push_back({key, fmt::format("{:g}", table.at(key).at("default").get<double>()),
+                    fmt::format("{:.4g}", e.value), e.unit, e.spread});
+  std::string out = analysis::render_table(
+      {"entry", "default", "measured", "unit", "spread (raw, before subtractions)"}, rows);
+  auto ns = [](const std::optional<double>& x) {
+    return x ? fmt::format("{:.0f} ns", *x) : std::string("-");
+  };
+  out +=
+      fmt::format("machine: {} cores, {:.3g} GHz ({}); one-way wake-up to an idle CPU {}, to a busy CPU {}\n",
+                  c.machine.cores, c.machine.ghz, c.machine.ghz_source, ns(c.machine.wake_idle_ns),
+                  ns(c.machine.wake_busy_ns));
+  out += fmt::format("{} entries keep their defaults (listed with the reason in defaults_kept)\n",
+                     c.defaults_kept.size());
+  return out;
+}
+
+}  // namespace
+
+void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o) {
+  cmd.add_option("--out", o.out, "Calibration file to write (default: out/calibration.json)");
+  cmd.add_flag("--quick", o.quick, "About 10x fewer repetitions: a few seconds, noisier figures");
+  cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
+}
+
+int cmd_calibrate(const CalibrateOptions& o) {
+  host::CalibrateOptions ho;
+  ho.quick = o.quick;
+  if (!o.quiet) ho.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  config::Calibration c;
+  try {
+    c = host::calibrate(ho);
+  } catch (const host::Unavailable& e) {
+    std::cerr << "error: cannot calibrate on this machine: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const host::Interrupted& e) {
+    std::cerr << "calibrate: " << e.what() << "; nothing written\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "; nothing written\n";
+    return kExitFailed;
+  }
+  try {
+    analysis::write_file_atomic(o.out, analysis::dump_json(c.to_json()));
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot write " << o.out << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+  if (!o.quiet) std::cout << render_calibration(c) << "wrote " << o.out << "\n";
+  return kExitOk;
+}
+
+}  // namespace uringsim::app
