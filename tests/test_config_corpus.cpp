@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/calibration.hpp"
 #include "config/scenario.hpp"
 
 namespace fs = std::filesystem;
@@ -80,13 +81,19 @@ TEST_CASE("config: docs/scenario-format.md matches the schema") {
 TEST_CASE("config: every scenario file in scenarios/ loads") {
   const fs::path dir = fs::path(URINGSIM_SOURCE_DIR) / "scenarios";
   std::vector<fs::path> files;
+  std::vector<fs::path> calibrations;  // scenarios/machines/ holds calibration files, not scenarios
   for (const auto& entry : fs::recursive_directory_iterator(dir))
     if (entry.path().extension() == ".json" && entry.path().filename() != "schema.json")
-      files.push_back(entry.path());
+      (entry.path().parent_path().filename() == "machines" ? calibrations : files).push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     INFO(path.string());
     // Loading checks every variant too.
     CHECK_NOTHROW(load_scenario_file(path.string()));
   }
+  for (const auto& path : calibrations) {
+    INFO(path.string());
+    CHECK_NOTHROW(uringsim::config::load_calibration_file(path.string()));
+  }
+  CHECK_FALSE(calibrations.empty());  // this machine type's calibration is shipped
 }
