@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -126,13 +128,15 @@ class Eevdf final : public FairPolicy {
     if (curr && curr->sched().protect && curr->sched().vruntime <= v + kEps) return curr;
     Thread* best = nullptr;
     Thread* earliest = nullptr;  // if nobody is eligible (rounding), the earliest deadline
+    // Deadlines closer than kEps are a tie (float rounding): the thread considered first wins.
     auto consider = [&](Thread* t) {
       const auto& se = t->sched();
-      if (!earliest || se.deadline < earliest->sched().deadline) earliest = t;
-      if (se.vruntime <= v + kEps && (!best || se.deadline < best->sched().deadline)) best = t;
+      if (!earliest || se.deadline < earliest->sched().deadline - kEps) earliest = t;
+      if (se.vruntime <= v + kEps && (!best || se.deadline < best->sched().deadline - kEps)) best = t;
     };
-    if (curr) consider(curr);
+    // pick_eevdf: the earliest deadline in the queue; the running thread only if strictly earlier.
     for (Thread* t : rq.queued) consider(t);
+    if (curr) consider(curr);
     return best ? best : earliest;
   }
   void set_next(Rq&, Thread& t) override { t.sched().protect = true; }
@@ -140,7 +144,7 @@ class Eevdf final : public FairPolicy {
   bool tick_preempt(Rq& rq, Thread& curr) override { return pick(rq, &curr) != &curr; }
 
  private:
-  static constexpr double kEps = 1e-6;
+  static constexpr double kEps = 1e-3;  // ns of virtual time
   static double total_weight(const Rq& rq) {
     double w = rq.curr ? rq.curr->sched().weight : 0;
     for (const Thread* t : rq.queued) w += t->sched().weight;
@@ -176,7 +180,10 @@ double nice_to_weight(int nice) {
 }
 
 CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs)
-    : spec_(spec), costs_(costs), rqs_(static_cast<std::size_t>(cpus)), idle_since_(static_cast<std::size_t>(cpus), 0) {
+    : spec_(spec),
+      costs_(costs),
+      rqs_(static_cast<std::size_t>(cpus)),
+      idle_since_(static_cast<std::size_t>(cpus), 0) {
   if (spec.hz <= 0) throw std::invalid_argument("scheduler: hz must be > 0");
   tick_ns_ = 1e9 / spec.hz;
   // SCHED_TUNABLESCALING_LOG: the granularities grow with 1 + log2 of the CPU count, up to 8 CPUs.
@@ -204,11 +211,16 @@ std::string CpuScheduler::dump() const {
   for (std::size_t c = 0; c < rqs_.size(); ++c) {
     const auto& q = rqs_[c];
     if (!q.curr && q.queued.empty()) continue;
-    out += "cpu" + std::to_string(c) + ": curr=" + (q.curr ? q.curr->name() + "(" + std::to_string(static_cast<int>(q.curr->state())) + ")" : "-");
+    out += "cpu" + std::to_string(c) + ": curr=" +
+           (q.curr ? q.curr->name() + "(" + std::to_string(static_cast<int>(q.curr->state())) + ")" : "-");
     if (q.curr && q.curr->waiting_lock()) {
       const auto* l = q.curr->waiting_lock();
       out += " waits " + l->name();
-      if (l->owner()) out += " held by " + l->owner()->name() + " on_cpu=" + std::to_string(l->owner()->sched().on_cpu) + " queued=" + std::to_string(l->owner()->sched().queued) + " state=" + std::to_string(static_cast<int>(l->owner()->state())) + " cpu=" + std::to_string(l->owner()->cpu());
+      if (l->owner())
+        out += " held by " + l->owner()->name() + " on_cpu=" + std::to_string(l->owner()->sched().on_cpu) +
+               " queued=" + std::to_string(l->owner()->sched().queued) +
+               " state=" + std::to_string(static_cast<int>(l->owner()->state())) +
+               " cpu=" + std::to_string(l->owner()->cpu());
     }
     out += " queued=";
     for (const Thread* t : q.queued) out += t->name() + " ";
@@ -390,6 +402,9 @@ Thread* CpuScheduler::pull_for(int cpu) {
 }
 
 void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles) {
+  if (std::getenv("URINGSIM_DEBUG_SCHED"))
+    fprintf(stderr, "%.0f cpu%d -> %s v=%.0f dl=%.0f\n", now, cpu, next.name().c_str(), next.sched().vruntime,
+            next.sched().deadline);
   Rq& q = rq(cpu);
   q.curr = &next;
   next.sched().on_cpu = true;

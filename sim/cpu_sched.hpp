@@ -20,10 +20,10 @@ class Thread;
 
 // Per-thread state the scheduler keeps (struct sched_entity, reduced).
 struct SchedEntity {
-  double weight = 1024;  // load weight (nice 0 = 1024)
-  double vruntime = 0;   // virtual runtime, ns scaled by 1024 / weight
-  double deadline = 0;   // EEVDF virtual deadline
-  double vlag = 0;       // EEVDF lag saved at dequeue, restored at the next enqueue
+  double weight = 1024;   // load weight (nice 0 = 1024)
+  double vruntime = 0;    // virtual runtime, ns scaled by 1024 / weight
+  double deadline = 0;    // EEVDF virtual deadline
+  double vlag = 0;        // EEVDF lag saved at dequeue, restored at the next enqueue
   TimeNs exec_start = 0;  // when it last started running
   TimeNs slice_exec = 0;  // runtime since it was last picked (CFS tick preemption)
   bool protect = false;   // EEVDF RUN_TO_PARITY: picked, deadline not yet renewed

@@ -239,36 +239,38 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   thread_became_active();
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
   const bool at_setup = !running_;
-  auto actor = simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, at_setup, body = std::move(body)] {
-    // Set here: a new actor may run before Actor::create() returns to a creating actor.
-    g_running = t;
-    simgrid::s4u::Actor::self()->set_data(t);
-    if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
-    g_running = t;
-    try {
-      if (t->opts_.start_ns > 0) simgrid::s4u::this_actor::sleep_until(t->opts_.start_ns * 1e-9);
-      g_running = t;
-      if (t->scheduled()) {  // wake_up_new_task: it runs once the scheduler gives it a CPU
-        sched_->start(*t, clock_ns(), at_setup);
-        t->wait_dispatch();
-      }
-      body();
-      t->flush();
-      // lockdep's "lock held when returning to user space": nobody can release these any more.
-      for (const auto& h : t->held_locks())
-        report_violation(violation::kExitHoldingLock, h.site, 0,
-                         "ends holding " + h.lock->name() + " (taken at " + label_name(h.site) + ")");
-    } catch (const std::exception&) {
-      // A model error (invariant broken, bad state): stop the whole simulation and report it.
-      if (!impl_->failure) impl_->failure = std::current_exception();
-      simgrid::s4u::Actor::kill_all();
-      g_running = t;
-    }
-    if (t->scheduled() && t->sched().on_cpu && !impl_->failure) sched_->block(*t, clock_ns());  // it exits
-    t->state_ = Thread::State::Done;
-    --live_threads_;
-    thread_became_blocked(false);  // a finished thread will never run again
-  });
+  auto actor =
+      simgrid::s4u::Actor::create(name, impl_->hosts[cpu], [this, t, at_setup, body = std::move(body)] {
+        // Set here: a new actor may run before Actor::create() returns to a creating actor.
+        g_running = t;
+        simgrid::s4u::Actor::self()->set_data(t);
+        if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
+        g_running = t;
+        try {
+          if (t->opts_.start_ns > 0) simgrid::s4u::this_actor::sleep_until(t->opts_.start_ns * 1e-9);
+          g_running = t;
+          if (t->scheduled()) {  // wake_up_new_task: it runs once the scheduler gives it a CPU
+            sched_->start(*t, clock_ns(), at_setup);
+            t->wait_dispatch();
+          }
+          body();
+          t->flush();
+          // lockdep's "lock held when returning to user space": nobody can release these any more.
+          for (const auto& h : t->held_locks())
+            report_violation(violation::kExitHoldingLock, h.site, 0,
+                             "ends holding " + h.lock->name() + " (taken at " + label_name(h.site) + ")");
+        } catch (const std::exception&) {
+          // A model error (invariant broken, bad state): stop the whole simulation and report it.
+          if (!impl_->failure) impl_->failure = std::current_exception();
+          simgrid::s4u::Actor::kill_all();
+          g_running = t;
+        }
+        if (t->scheduled() && t->sched().on_cpu && !impl_->failure)
+          sched_->block(*t, clock_ns());  // it exits
+        t->state_ = Thread::State::Done;
+        --live_threads_;
+        thread_became_blocked(false);  // a finished thread will never run again
+      });
   t->impl_->actor = actor;
   return *t;
 }

@@ -15,6 +15,10 @@ namespace uringsim::sim {
 
 Thread* g_running = nullptr;
 
+namespace {
+constexpr TimeNs kTinyNs = 1e-6;  // less than this of CPU work left is float rounding
+}  // namespace
+
 Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts)
     : engine_(e),
       id_(id),
@@ -113,27 +117,39 @@ void Thread::run_ns(TimeNs ns) {
   } done{in_work_};
   for (;;) {
     while (ns > 0) {
+      const TimeNs now = engine_.clock_ns();
+      const bool promised = no_preempt_until_ > now;
+      // A tick passed while it ran: the scheduler may preempt it (its slice used up).
+      if (!promised && now >= sch.next_tick_ns(last_tick_ns_) - 1e-6) {
+        last_tick_ns_ = now;
+        if (sch.tick(*this, now)) need_resched_ = true;
+      }
       if (need_resched_ && preemptible()) {
         yield_cpu();
         ns += engine_.cycles_to_ns(pending_);  // the switch back in
         pending_ = 0;
         continue;
       }
-      const TimeNs now = engine_.clock_ns();
-      const bool promised = no_preempt_until_ > now;
-      const TimeNs tick = sch.next_tick_ns(now);
-      const TimeNs chunk = promised ? ns : std::min(ns, tick - now);
-      simgrid::s4u::this_actor::sleep_for(chunk * 1e-9);
+      TimeNs chunk = promised ? ns : std::min(ns, sch.next_tick_ns(now) - now);
+      if (promised) {
+        simgrid::s4u::this_actor::sleep_for(chunk * 1e-9);
+      } else {  // a wake-up preemption (request_resched) cuts it short
+        impl_->waiting = Impl::Wait::Work;
+        impl_->released = false;
+        const bool timed_out = impl_->sem->acquire_timeout(chunk * 1e-9);
+        if (timed_out && impl_->released) impl_->sem->acquire();  // asked at the chunk's very end
+        impl_->waiting = Impl::Wait::None;
+        if (!timed_out) chunk = std::min(chunk, engine_.clock_ns() - now);
+      }
       if (engine_.trace()) trace_compute(now, engine_.clock_ns(), chunk >= ns ? 1.0 : chunk / ns);
       ns -= chunk;
-      if (stolen_ns_ > 0) {  // interrupts ran meanwhile: the rest of the work starts later
+      if (ns < kTinyNs) ns = 0;  // rounding: the work is done
+      if (stolen_ns_ > 0) {      // interrupts ran meanwhile: the rest of the work starts later
         const TimeNs t1 = engine_.clock_ns();
         simgrid::s4u::this_actor::sleep_for(stolen_ns_ * 1e-9);
         stolen_ns_ = 0;
         trace_wait("interrupted", t1);
       }
-      if (!promised && engine_.clock_ns() >= tick - 1e-6 && sch.tick(*this, engine_.clock_ns()))
-        need_resched_ = true;
     }
     if (!(need_resched_ && preemptible())) return;
     yield_cpu();  // preempted at the end of the work; the switch back in is work too
@@ -170,6 +186,7 @@ void Thread::wait_dispatch() {
     trace_wait("waking", t1);
   }
   engine_.scheduler().started_running(*this, engine_.clock_ns());
+  last_tick_ns_ = engine_.clock_ns();
   if (dispatch_switched_) charge(engine_.costs().context_switch_cycles, sym::schedule());
   if (dispatch_migrate_ > 0) charge(dispatch_migrate_, sym::migrate());
 }
@@ -188,6 +205,12 @@ void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles) {
 
 void Thread::request_resched() {
   need_resched_ = true;
+  if (impl_->waiting == Impl::Wait::Work && !impl_->released && preemptible()) {
+    RunningGuard guard;  // the resched IPI: its work stops here, it yields
+    impl_->released = true;
+    impl_->sem->release();
+    return;
+  }
   rq_changed();
 }
 
@@ -258,6 +281,8 @@ bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
   flush();
   if (permit_) {  // a wake-up came first: take it instead of waiting
     permit_ = false;
+    // schedule() still runs, finds the caller runnable and picks it again: no switch.
+    if (scheduled_) charge(engine_.costs().schedule_noswitch_cycles, sym::schedule());
     return true;
   }
   engine_.count_event(timed ? Engine::EventKind::ParkTimeout : Engine::EventKind::Park);

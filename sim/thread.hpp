@@ -45,7 +45,7 @@ class Thread {
 
   const std::string& name() const { return name_; }
   const std::string& comm() const { return comm_; }  // thread class, as `perf` shows the command
-  int cpu() const { return cpu_; }  // where it runs now (or last ran)
+  int cpu() const { return cpu_; }                   // where it runs now (or last ran)
   int id() const { return id_; }
   double weight() const { return opts_.weight; }
   State state() const { return state_; }
@@ -132,8 +132,8 @@ class Thread {
   bool wait_off_cpu(TimeNs timeout, const char* what);
   void run_ns(TimeNs ns);  // execute CPU work, yielding to the scheduler at ticks
   bool preemptible() const;
-  void yield_cpu();        // preempted: let the CPU pick again
-  void wait_dispatch();    // runnable: wait to be the CPU's current thread
+  void yield_cpu();      // preempted: let the CPU pick again
+  void wait_dispatch();  // runnable: wait to be the CPU's current thread
   // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).
   void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles);
   void request_resched();  // the scheduler wants this running thread preempted
@@ -177,7 +177,9 @@ class Thread {
   TimeNs no_preempt_until_ = 0;
   int waker_cpu_ = -1;
   TimeNs stolen_ns_ = 0;  // interrupt handlers ran on our CPU meanwhile: our work ends that much later
-  bool in_work_ = false;  // in run_ns: a stolen stretch delays the work (a spin or poll absorbs it)
+  bool in_work_ = false;
+  TimeNs last_tick_ns_ = 0;  // the last tick the scheduler looked at while it ran  // in run_ns: a stolen
+                             // stretch delays the work (a spin or poll absorbs it)
 };
 
 // The thread running now (the caller). Throws std::logic_error outside a simulated thread.

@@ -17,7 +17,8 @@ struct PrimitiveCosts {
   Cycles wake_cycles = 0;
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
-  Cycles migrate_cycles = 0;  // a thread's first run on another CPU: its cache state follows it
+  Cycles migrate_cycles = 0;
+  Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)  // a thread's first run on another CPU: its cache state follows it
 };
 
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.

@@ -1,5 +1,7 @@
 #include "models/uring/kernel_config.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 
 namespace uringsim::models {
@@ -50,6 +52,13 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
     k.iowq_create_errors.push_back(e.get<std::string>() == "eagain" ? CreateError::Eagain
                                                                     : CreateError::Enomem);
   k.sq_idle_ns = s.at("/kernel/sqpoll/idle_us").get<double>() * 1e3;
+  if (k.era == "6.x") {  // today's kernel: whole ms (0 means 1 s), rounded up to jiffies
+    const double hz = s.at("/machine/hz").get<double>();
+    double ms = std::ceil(k.sq_idle_ns / 1e6);
+    if (ms <= 0) ms = 1000;
+    k.sq_idle_jiffies = static_cast<int>(std::ceil(ms * hz / 1000.0));
+    k.sq_idle_ns = k.sq_idle_jiffies * 1e9 / hz;
+  }
   k.sq_deputy = s.at("/kernel/sqpoll/deputy").get<bool>();
   k.sq_deputy_under_iopoll = s.at("/kernel/sqpoll/deputy_under_iopoll").get<bool>();
   k.sq_submit_cap = s.at("/kernel/sqpoll/submit_cap").get<int>();

@@ -35,6 +35,9 @@ struct KernelConfig {
   int cq_entries = 8192;
   // SQPOLL (kernel.sqpoll)
   sim::TimeNs sq_idle_ns = 1e9;         // sq_thread_idle
+  // Upstream takes sq_thread_idle in ms and counts it in jiffies (msecs_to_jiffies); the 5.x eras
+  // model seed 001's RFC, whose part 1/2 made it ns-granular. 0: counted in ns.
+  int sq_idle_jiffies = 0;
   bool sq_deputy = false;               // seed 001's IORING_ENTER_SQ_DEPUTY (never merged)
   bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
   int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE

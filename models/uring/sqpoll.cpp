@@ -1,5 +1,9 @@
 #include "models/uring/sqpoll.hpp"
 
+#include <cmath>
+
+#include "sim/engine.hpp"
+
 #include <limits>
 
 #include "models/uring/ctx.hpp"
@@ -24,7 +28,8 @@ SqThread::SqThread(const KernelConfig& k, const UringCosts& costs)
 void SqThread::start(sim::Engine& engine, const std::string& name, int cpu, bool pinned) {
   sim::ThreadOptions o;
   o.pinned = pinned;
-  thread_ = &engine.spawn(name, "iou-sqp", cpu, [this] { main(); }, o);
+  thread_ = &engine.spawn(
+      name, "iou-sqp", cpu, [this] { main(); }, o);
   task_.set_thread(*thread_);
 }
 
@@ -51,11 +56,20 @@ bool SqThread::polling() const {
   return false;
 }
 
+// When an idle period that starts at `now` ends: sq_thread_idle later, or, counted in jiffies as
+// upstream does (timeout = jiffies + idle; stop once time_after(jiffies, timeout)), at the tick
+// idle + 1 jiffies after the last tick before `now`.
+sim::TimeNs SqThread::idle_deadline(sim::TimeNs now) const {
+  if (k_.sq_idle_jiffies == 0) return now + k_.sq_idle_ns;
+  const sim::TimeNs tick = sim::Engine::get().scheduler().tick_ns();
+  return (std::floor(now / tick + 1e-9) + k_.sq_idle_jiffies + 1) * tick;
+}
+
 void SqThread::main() {
   auto& self = sim::current();
   task_.set_kick([this] { kick(); });
   lock_.lock(syms().site);  // held for the whole loop, dropped only to sleep
-  sim::TimeNs timeout = sim::now_ns() + k_.sq_idle_ns;
+  sim::TimeNs timeout = idle_deadline(sim::now_ns());
   for (;;) {
     ++stats_.passes;
     self.charge(c_.sq_loop_pass, syms().pass);
@@ -65,7 +79,7 @@ void SqThread::main() {
     for (IoRingCtx* c : ctxs_) spin = c->sq_thread_pass(cap, task_) || spin;
     task_.run();
     const sim::TimeNs now = sim::now_ns();
-    if (spin) timeout = now + k_.sq_idle_ns;
+    if (spin) timeout = idle_deadline(now);
     if (spin || now < timeout) {
       // Keep looping. Passes that find nothing are folded into one busy wait, ended by new work
       // (kick) or, when nothing is being polled, by the idle timeout.
@@ -77,13 +91,13 @@ void SqThread::main() {
                          poll ? syms().poll_spin : syms().spin);
         // Every folded pass saw polled requests in flight, so each reset the timeout: the idle
         // period starts at the last of them, just before the pass that reaps.
-        if (poll) timeout = sim::now_ns() + k_.sq_idle_ns;
+        if (poll) timeout = idle_deadline(sim::now_ns());
       }
       spinning_ = false;
       continue;
     }
     go_to_sleep();
-    timeout = sim::now_ns() + k_.sq_idle_ns;
+    timeout = idle_deadline(sim::now_ns());
   }
 }
 

@@ -26,6 +26,7 @@ class SqThread {
   void attach(IoRingCtx& ctx) { ctxs_.push_back(&ctx); }
   // pinned: IORING_SETUP_SQ_AFF; otherwise the scheduler may move it.
   void start(sim::Engine& engine, const std::string& name, int cpu, bool pinned);
+  sim::TimeNs idle_deadline(sim::TimeNs now) const;
 
   // io_uring_enter(SQ_WAKEUP), from the caller: wake_up(&sqd->wait).
   void wake();

@@ -31,8 +31,9 @@ EchoModel::EchoModel(const config::Scenario& s)
   const int cores = s.at("/machine/cores").get<int>();
   auto check_cpu = [&](int cpu, const std::string& where) {
     if (cpu >= cores)
-      throw config::InputError(fmt::format("{}: {}: expected a CPU index below machine.cores ({}) or -1, got {}",
-                                           s.source, where, cores, cpu));
+      throw config::InputError(
+          fmt::format("{}: {}: expected a CPU index below machine.cores ({}) or -1, got {}", s.source, where,
+                      cores, cpu));
   };
   check_cpu(server_cpu_, "/workload/server_cpu");
   for (std::size_t i = 0; i < client_cpus_.size(); ++i)
@@ -77,7 +78,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   so.weight = server_weight_;
   so.pinned = server_cpu_ >= 0;
   ring_->task.set_thread(engine.spawn(
-      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(server_cpu_ >= 0 ? server_cpu_ : 0), [this] { server_main(); }, so));
+      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(server_cpu_ >= 0 ? server_cpu_ : 0),
+      [this] { server_main(); }, so));
 
   sim::ThreadOptions sampler;
   sampler.daemon = true;

@@ -1,0 +1,187 @@
+// The CPU scheduler (sim/cpu_sched.hpp) on hand-built cases with known answers: time slices
+// between equal threads, shares by nice weight, wake-up preemption by era (CFS vs EEVDF),
+// placement of an unpinned thread on an idle CPU, the idle-exit latency, and timeouts counted in
+// jiffies. The machine runs at 1 GHz (one cycle = 1 ns) and, unless a test says otherwise, every
+// primitive cost is zero, so the times follow from the scheduler's rules alone.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "config/scenario.hpp"
+#include "models/uring/kernel_config.hpp"
+#include "models/uring/sqpoll.hpp"
+#include "sim/engine.hpp"
+#include "sim/label.hpp"
+#include "sim/thread.hpp"
+
+using namespace uringsim::sim;
+
+namespace {
+
+MachineSpec machine(int cores, SchedPolicy policy, double hz = 250) {
+  MachineSpec m;
+  m.cores = cores;
+  m.ghz = 1.0;
+  m.sched.policy = policy;
+  m.sched.hz = hz;
+  return m;
+}
+
+constexpr TimeNs kMs = 1e6;
+
+}  // namespace
+
+TEST_CASE(
+    "sched: two equal CPU-bound threads on one CPU share it in slices of a tick, with every switch counted") {
+  Engine e(machine(1, SchedPolicy::Eevdf), PrimitiveCosts{});
+  TimeNs end_a = -1, end_b = -1;
+  e.spawn("a", "app", 0, [&] {
+    current().compute(100 * kMs, intern("work"));
+    end_a = now_ns();
+  });
+  e.spawn("b", "app", 0, [&] {
+    current().compute(100 * kMs, intern("work"));
+    end_b = now_ns();
+  });
+  e.run_until_ns(1e9);
+  // EEVDF on one CPU: a 0.75 ms slice, checked at each 4 ms tick (HZ 250), so they alternate a
+  // tick at a time; 200 ms of work end at 200 ms, the first thread one tick earlier.
+  CHECK(std::max(end_a, end_b) == Approx(200 * kMs));
+  CHECK(std::min(end_a, end_b) == Approx(196 * kMs));
+  // 50 stretches of a tick: 49 hand-overs, 48 of them preemptions at a tick and the last one the
+  // first thread's end.
+  CHECK(e.scheduler().preemptions() == 48);
+  CHECK(e.scheduler().context_switches() == 49);
+}
+
+TEST_CASE("sched: a nice -15 thread gets the CPU in the ratio of the weight table against nice 0") {
+  Engine e(machine(1, SchedPolicy::Eevdf), PrimitiveCosts{});
+  int heavy = 0, light = 0;
+  ThreadOptions hi;
+  hi.weight = nice_to_weight(-15) / 1024.0;  // 29154
+  auto loop = [&e](int& count) {
+    for (;;) {  // 100 us steps of CPU work, counted as they finish
+      current().compute(100e3, intern("work"));
+      ++count;
+      if (e.clock_ns() >= 1e9) return;
+    }
+  };
+  e.spawn(
+      "heavy", "app", 0, [&] { loop(heavy); }, hi);
+  e.spawn("light", "app", 0, [&] { loop(light); });
+  e.run_until_ns(1e9);
+  const double share = static_cast<double>(light) / (heavy + light);
+  // 1024 / (29154 + 1024) = 3.4 %, to within the tick granularity (the light thread runs whole ticks).
+  CHECK(heavy + light == Approx(10000).margin(2));
+  CHECK(share == Approx(1024.0 / (29154 + 1024)).margin(0.01));
+}
+
+// A thread sleeps 0.2 ms while a CPU-bound one runs on its CPU, then wakes. CFS places the sleeper
+// half a latency period behind and preempts when the runner is ahead by more than the wake-up
+// granularity: at once. EEVDF's runner is protected until its deadline is renewed, which is
+// checked at the next tick (4 ms).
+TimeNs sleeper_runs_at(SchedPolicy policy) {
+  Engine e(machine(1, policy), PrimitiveCosts{});
+  TimeNs woke = -1;
+  e.spawn("sleeper", "app", 0, [&] {
+    current().sleep_ns(0.2 * kMs);
+    woke = now_ns();
+  });
+  e.spawn("runner", "app", 0, [&] { current().compute(20 * kMs, intern("work")); });
+  e.run_until_ns(1e9);
+  return woke;
+}
+
+TEST_CASE("sched: CFS, a waking sleeper preempts the running thread at once") {
+  CHECK(sleeper_runs_at(SchedPolicy::Cfs) == Approx(0.2 * kMs));
+}
+
+TEST_CASE(
+    "sched: EEVDF, a waking thread waits until the running one's slice is used (RUN_TO_PARITY), at a tick") {
+  CHECK(sleeper_runs_at(SchedPolicy::Eevdf) == Approx(4 * kMs));
+}
+
+TEST_CASE("sched: an unpinned thread woken while its CPU is busy lands on the idle CPU") {
+  Engine e(machine(2, SchedPolicy::Eevdf), PrimitiveCosts{});
+  TimeNs woke = -1, runner_done = -1;
+  int woke_on = -1;
+  ThreadOptions unpinned;
+  unpinned.pinned = false;
+  e.spawn(
+      "mover", "app", 0,
+      [&] {
+        current().sleep_ns(1 * kMs);  // its CPU 0 is busy with the runner when it wakes
+        woke = now_ns();
+        woke_on = current().cpu();
+      },
+      unpinned);
+  e.spawn("runner", "app", 0, [&] {
+    current().compute(10 * kMs, intern("work"));
+    runner_done = now_ns();
+  });
+  e.run_until_ns(1e9);
+  CHECK(woke_on == 1);
+  CHECK(woke == Approx(1 * kMs));
+  CHECK(runner_done == Approx(10 * kMs));  // nobody took the runner's CPU
+  CHECK(e.scheduler().migrations() == 1);
+}
+
+TEST_CASE("sched: a wake-up to a halted CPU pays the idle-exit latency, to a polling or a busy CPU none") {
+  MachineSpec m = machine(2, SchedPolicy::Eevdf);
+  m.sched.idle_exit_ns = 5000;
+  m.sched.halt_poll_ns = 100e3;
+  Engine e(m, PrimitiveCosts{});
+  std::vector<TimeNs> ran;
+  Thread& sleeper = e.spawn("sleeper", "app", 1, [&] {
+    for (int i = 0; i < 3; ++i) {
+      current().park();
+      ran.push_back(now_ns());
+    }
+  });
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(1 * kMs);  // CPU 1 has been idle 1 ms: halted
+    sleeper.unpark();
+    current().sleep_ns(50e3);  // the sleeper parked again at once: CPU 1 still polls
+    sleeper.unpark();
+    current().sleep_ns(2 * kMs);
+    sleeper.unpark();  // CPU 1 is busy (the hog below): the sleeper queues, no idle exit
+  });
+  e.spawn(
+      "hog", "app", 1,
+      [&] {
+        current().sleep_ns(2 * kMs);
+        current().compute(10 * kMs, intern("work"));
+      },
+      ThreadOptions{});
+  e.run_until_ns(1e9);
+  REQUIRE(ran.size() == 3);
+  // The waker's own CPU halted during its 1 ms sleep too: it runs at 1.005 ms, the sleeper at 1.010.
+  CHECK(ran[0] == Approx(1 * kMs + 2 * 5000));
+  // 50 us later neither CPU has halted yet (halt polling lasts 100 us): no idle exit.
+  CHECK(ran[1] == Approx(1.055 * kMs));
+  // Woken at 3.06 ms onto the hog's CPU, the sleeper queues: the hog (running since 2.005 ms,
+  // after its own idle exit) keeps its 1.5 ms EEVDF slice (0.75 ms scaled for 2 CPUs) and the
+  // sleeper runs at the first tick after it, 4 ms: with no idle exit.
+  CHECK(ran[2] == Approx(4 * kMs));
+}
+
+TEST_CASE("sched: today's SQPOLL idle is counted in jiffies: rounded up to whole ticks, ending at a tick") {
+  Engine e(machine(1, SchedPolicy::Eevdf, 250), PrimitiveCosts{});
+  const auto s = uringsim::config::load_scenario_text(
+      R"({"name": "t", "machine": {"cores": 1, "hz": 250}, "kernel": {"era": "6.x", "sqpoll": {"idle_us": 1500}},
+          "workload": {"type": "nop"}})",
+      "inline");
+  const auto k = uringsim::models::KernelConfig::from(s);
+  // 1.5 ms -> 2 ms (upstream takes ms) -> msecs_to_jiffies(2) at HZ 250 = 1 jiffy = 4 ms.
+  CHECK(k.sq_idle_jiffies == 1);
+  CHECK(k.sq_idle_ns == Approx(4 * kMs));
+  uringsim::models::SqThread sq(k, uringsim::models::UringCosts{});
+  // From 5 ms: timeout = jiffies (1) + 1; it stops once jiffies is past that, at the tick of 12 ms.
+  CHECK(sq.idle_deadline(5 * kMs) == Approx(12 * kMs));
+  // The 5.x eras keep the RFC's ns-granular idle (seed 001).
+  const auto s5 = uringsim::config::load_scenario_text(
+      R"({"name": "t", "kernel": {"era": "5.15", "sqpoll": {"idle_us": 1500}}, "workload": {"type": "nop"}})",
+      "inline");
+  CHECK(uringsim::models::KernelConfig::from(s5).sq_idle_jiffies == 0);
+}
