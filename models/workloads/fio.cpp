@@ -316,6 +316,10 @@ void FioModel::report(nlohmann::json& r) const {
   r["fio"] = f;
 }
 
+std::string FioModel::latency_measure() const {
+  return "per I/O, SQE -> CQE: io_u started (SQE prepared) -> CQE read, fio's lat";
+}
+
 std::vector<std::pair<std::string, std::string>> FioModel::summary() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& jp : jobs_) {

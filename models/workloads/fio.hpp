@@ -26,6 +26,7 @@ class FioModel final : public Model {
   void final_checks() const override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
+  std::string latency_measure() const override;
   std::string text_report() const override;
 
   // fio's default percentile list (--percentile_list).

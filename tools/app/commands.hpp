@@ -21,6 +21,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   bool quiet = false;
   bool profile = false;           // print the perf-style profile
+  std::string profile_folded;     // --profile-folded FILE: folded stacks for flame graphs
   bool locks = false;             // print lock statistics
   bool breakdown = false;         // print the request latency breakdown
   std::string trace_file;         // --trace: Chrome/Perfetto timeline
