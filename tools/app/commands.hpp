@@ -28,6 +28,7 @@ struct RunOptions {
   std::string trace_window;       // --trace-window-ms a:b
   bool allow_violations = false;  // exit 0 even if the design-review checks failed
   std::string calibration;        // --calibration FILE; "" = none
+  std::string fio_json;           // --fio-json FILE: a fio workload's results in fio's JSON layout
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);

@@ -12,6 +12,7 @@
 #include "models/simulation.hpp"
 #include "models/uring/breakdown.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/fio_json.hpp"
 #include "tools/app/load_scenario.hpp"
 #include "tools/app/lock_stat_text.hpp"
 #include "tools/app/profile_text.hpp"
@@ -92,6 +93,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       "Print where request latency goes, stage by stage, at the mean and for requests at or beyond p99");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
+  cmd.add_option("--fio-json", o.fio_json,
+                 "fio workloads: also write the results to FILE in the layout of fio's --output-format=json");
   add_calibration_option(cmd, o.calibration);
 }
 
@@ -149,6 +152,19 @@ int cmd_run(const RunOptions& o) {
       return kExitBadInput;
     }
 
+  if (!o.fio_json.empty()) {
+    const auto type = scenario.at("/workload/type").get<std::string>();
+    if (type != "fio") {
+      std::cerr << "error: --fio-json: fio's JSON layout needs a fio workload; workload.type is \"" << type
+                << "\"\n";
+      return kExitBadInput;
+    }
+    if (const auto problem = file_path_problem(o.fio_json)) {
+      std::cerr << "error: --fio-json " << o.fio_json << ": " << *problem << "\n";
+      return kExitBadInput;
+    }
+  }
+
   models::RunOutput result;
   if (const int rc = simulate_or_report([&] {
         result = models::simulate(scenario, URINGSIM_VERSION, trace.path.empty() ? nullptr : &trace);
@@ -163,6 +179,9 @@ int cmd_run(const RunOptions& o) {
     analysis::write_file_atomic(out + "/run_info.json", analysis::dump_json(result.run_info));
     if (!o.profile_folded.empty())
       analysis::write_file_atomic(o.profile_folded, folded_stacks(result.results.at("profile")));
+    if (!o.fio_json.empty())
+      analysis::write_file_atomic(
+          o.fio_json, analysis::dump_json(fio::fio_json(scenario, result.results, URINGSIM_VERSION)));
   } catch (const std::exception& e) {
     std::cerr << "error: cannot write results to " << out << ": " << e.what() << "\n";
     return kExitFailed;
