@@ -1,5 +1,7 @@
 #include "tools/app/report_util.hpp"
 
+#include <iostream>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -83,6 +85,13 @@ Csv parse_csv(const std::string& text, const std::string& name) {
   if (in_row && (!row.empty() || !field.empty())) end_row();
   if (out.header.empty()) throw InputError(name + ":1: empty file, expected a header line");
   return out;
+}
+
+std::string gnuplot_or_explain() {
+  const std::string gnuplot = find_in_path("gnuplot");
+  if (gnuplot.empty())
+    std::cerr << "error: gnuplot not found in PATH; run ./setup.sh (it installs gnuplot-nox)\n";
+  return gnuplot;
 }
 
 std::string page_head(std::string_view title) {

@@ -35,6 +35,8 @@ std::string gp_quote(std::string_view s);  // a double-quoted gnuplot string lit
 
 // Absolute path of an executable found in $PATH, or "" when there is none.
 std::string find_in_path(const std::string& prog);
+// gnuplot's path, or "" after telling the user (stderr) how to install it.
+std::string gnuplot_or_explain();
 
 // Makes SVG text fit inline in a page holding several SVGs: drops the XML prolog and DOCTYPE and
 // prefixes every id and local reference with `prefix` (gnuplot reuses ids like gpPt1 in each file).
