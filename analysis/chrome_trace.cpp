@@ -43,14 +43,23 @@ void ChromeTrace::counter(std::string_view name, double t_ns, double value) {
 
 void ChromeTrace::flow(std::uint64_t id, char phase, int tid, double t_ns, std::string_view name) {
   if (!in_window(t_ns, t_ns)) return;
-  nlohmann::json e = {{"ph", std::string(1, phase)},
-                      {"pid", kPid},
-                      {"tid", tid},
-                      {"name", name},
-                      {"cat", "request"},
-                      {"id", id},
-                      {"ts", us(t_ns)}};
-  if (phase != 's') e["bp"] = "e";  // bind to the enclosing slice on that thread
+  events_.push_back({{"ph", "X"},
+                     {"pid", kPid},
+                     {"tid", tid},
+                     {"name", name},
+                     {"cat", kFlowCategory},
+                     {"ts", us(t_ns)},
+                     {"dur", 0}});
+  if (phase == 's') {
+    if (!open_flows_.insert(id).second) return;  // one start per flow
+  } else if (!open_flows_.count(id)) {
+    return;  // its start is outside the window (or it has finished)
+  } else if (phase == 'f') {
+    open_flows_.erase(id);
+  }
+  nlohmann::json e = {{"ph", std::string(1, phase)}, {"pid", kPid}, {"tid", tid},    {"name", kFlowName},
+                      {"cat", kFlowCategory},        {"id", id},    {"ts", us(t_ns)}};
+  if (phase != 's') e["bp"] = "e";  // bind to the enclosing slice: the step's own
   events_.push_back(std::move(e));
 }
 

@@ -140,4 +140,23 @@ nlohmann::json LatencyHistogram::to_json(const std::vector<double>& percentiles)
   return j;
 }
 
+nlohmann::json LatencyHistogram::bins_json() const {
+  auto six_digits = [](double us) { return std::stod(fmt::format("{:.6g}", us)); };
+  nlohmann::json out = nlohmann::json::array();
+  const int n_bins = static_cast<int>(kBins);
+  for (int idx = -1; idx <= n_bins; ++idx) {
+    const std::uint64_t c = hist_.at(idx);
+    if (c == 0) continue;
+    double upper_ns;
+    if (idx < 0)
+      upper_ns = kLowestNs;
+    else if (idx >= n_bins)
+      upper_ns = max_;  // unbounded above: only the exact max bounds it
+    else
+      upper_ns = hist_.axis().bin(idx).upper();
+    out.push_back({six_digits(ns_to_us(upper_ns)), c});
+  }
+  return out;
+}
+
 }  // namespace uringsim::analysis

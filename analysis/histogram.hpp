@@ -59,6 +59,14 @@ class LatencyHistogram {
   // when empty.
   nlohmann::json to_json(const std::vector<double>& percentiles) const;
 
+  // The non-empty bins in ascending order as [upper_edge_us, count] pairs: every value counted in a
+  // pair is below its edge and at or above the previous bin's edge, so the cumulative count at an
+  // edge is the number of values below it. The underflow bin's edge is 1 ns (0.001 us), the
+  // overflow bin's the exact max. Edges are rounded to 6 significant digits (the bins are ~1 % wide:
+  // the rounding moves an edge by < 1e-4 of a bin), which keeps the list short. The counts sum to
+  // count().
+  nlohmann::json bins_json() const;
+
  private:
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = decltype(boost::histogram::make_histogram_with(std::vector<std::uint64_t>(), Axis{}));

@@ -120,6 +120,7 @@ nlohmann::json RunMetrics::to_json() const {
   json j;
   j["throughput"]["ops_per_s"] = throughput_ops_per_s();
   j["latency_us"] = latency_.to_json(percentiles_);
+  j["latency_us"]["bins"] = latency_.bins_json();
   j["requests"] = {{"submitted", submitted_},
                    {"completed", completed_},
                    {"failed", failed_},

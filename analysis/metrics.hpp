@@ -50,7 +50,7 @@ class RunMetrics {
   // carried-in value. Names must be non-empty and not clash with the fixed time-series keys.
   void sample(const std::string& series, double t_ns, double value);
 
-  // Keys: throughput.ops_per_s; latency_us.{count,mean,min,max,p50,p90,p99,p999,...};
+  // Keys: throughput.ops_per_s; latency_us.{count,mean,min,max,p50,p90,p99,p999,...,bins};
   // requests.{submitted,completed,failed,in_flight_at_end};
   // window.{start_ms,end_ms,seconds,completions,submitted};
   // timeseries.{interval_ms,t_ms,throughput_ops_per_s,<gauge>...} (t_ms = interval start, absolute

@@ -86,6 +86,8 @@ std::optional<int> ChildProcess::poll() {
 
 int ChildProcess::stop(double grace_s) {
   if (poll()) return *status_;
+  // Only ever our own child: kill(0) or kill(-1) would signal our group or every process.
+  if (pid_ <= 0) throw std::logic_error("ChildProcess::stop without a started child");
   ::kill(pid_, SIGTERM);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
   while (!poll() && std::chrono::steady_clock::now() < give_up)

@@ -25,6 +25,8 @@ class Model {
   virtual void final_checks() const {}
   // Model-specific sections of results.json (e.g. "queue", "iowq").
   virtual void report(nlohmann::json& results) const {}
+  // What the latency figures of results.json (`latency_us`) measure, for the run summary.
+  virtual std::string latency_measure() const { return "none: this workload completes no requests"; }
   // Extra lines of the human summary: (label, value).
   virtual std::vector<std::pair<std::string, std::string>> summary() const { return {}; }
   // Free-form text printed after the summary table (e.g. fio's own report layout); "" for none.

@@ -122,6 +122,10 @@ void QueuePool::report(nlohmann::json& results) const {
   if (auto t = theory(); !t.is_null()) q["theory"] = t;
 }
 
+std::string QueuePool::latency_measure() const {
+  return "response time per job: arrival -> end of service";
+}
+
 std::vector<std::pair<std::string, std::string>> QueuePool::summary() const {
   std::vector<std::pair<std::string, std::string>> out;
   if (response_ns_.size() >= 40) {

@@ -21,6 +21,7 @@ class QueuePool final : public Model {
   void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
+  std::string latency_measure() const override;
 
  private:
   struct Job {

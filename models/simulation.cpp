@@ -104,7 +104,10 @@ nlohmann::json profile_section(const sim::Engine& e) {
 nlohmann::json site_json(const sim::LockSiteStats& s) {
   return {{"acquisitions", s.acquisitions},   {"contended", s.contended},
           {"wait_ns_total", s.wait_ns_total}, {"wait_ns_max", s.wait_ns_max},
-          {"hold_ns_total", s.hold_ns_total}, {"hold_ns_max", s.hold_ns_max}};
+          {"hold_ns_total", s.hold_ns_total}, {"hold_ns_max", s.hold_ns_max},
+          {"wait_ns_min", s.wait_ns_min},     {"hold_ns_min", s.hold_ns_min},
+          {"acq_bounces", s.acq_bounces},     {"con_bounces", s.con_bounces},
+          {"contending", s.contending}};
 }
 
 nlohmann::json locks_section(const sim::Engine& e) {
@@ -257,6 +260,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   out.summary.emplace_back(
       "latency (us)", "mean " + num(lat, "mean", "{:.3f}") + "  p50 " + num(lat, "p50", "{:.3f}") + "  p99 " +
                           num(lat, "p99", "{:.3f}") + "  max " + num(lat, "max", "{:.3f}"));
+  out.summary.emplace_back("latency is", model->latency_measure());
   out.summary.emplace_back("cpu", num(r["cpu"], "total_pct", "{:.1f} %"));
   const auto& rq = r["requests"];
   const std::uint64_t failed = rq.value("failed", std::uint64_t{0});

@@ -11,10 +11,22 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/lock.hpp"
 #include "sim/sg_impl.hpp"
 #include "sim/waitqueue.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+// Defaults of the sanitizer build (-DURINGSIM_SANITIZE=ON); ASAN_OPTIONS adds to or overrides them.
+// Leak checking is off: at exit LeakSanitizer scans SimGrid's actor stacks (memory SimGrid mapped
+// itself, switched to without telling ASan) and crashes there, and the engine is never torn down
+// (one per process), so everything it holds would be reported anyway. Stack-use-after-return is off
+// because its fake stacks do not follow SimGrid's context switches.
+extern "C" const char* __asan_default_options() {
+  return "detect_leaks=0:detect_stack_use_after_return=0";
+}
+#endif
 
 namespace uringsim::sim {
 namespace {
@@ -47,7 +59,36 @@ std::uint64_t mapped_bytes() {
   return 0;
 }
 
+// SimGrid's context factories in the Debian 3.32 build; SimGrid aborts on any other name.
+const std::set<std::string> kContextFactories = {"raw", "ucontext", "boost", "thread"};
+
 }  // namespace
+
+std::vector<std::string> simgrid_cfg_from_env() {
+  const char* env = std::getenv(kSimgridCfgEnv);
+  std::vector<std::string> items;
+  std::string text = env ? env : "", item;
+  auto finish = [&] {
+    if (item.empty()) return;
+    const auto colon = item.find(':');
+    if (colon == 0 || colon == std::string::npos || colon + 1 == item.size())
+      throw std::invalid_argument(std::string(kSimgridCfgEnv) + ": \"" + item +
+                                  "\" is not NAME:VALUE (e.g. contexts/factory:thread)");
+    if (item.compare(0, colon, "contexts/factory") == 0 && !kContextFactories.count(item.substr(colon + 1)))
+      throw std::invalid_argument(std::string(kSimgridCfgEnv) + ": unknown context factory \"" +
+                                  item.substr(colon + 1) + "\" (raw, ucontext, boost or thread)");
+    items.push_back(item);
+    item.clear();
+  };
+  for (const char c : text) {
+    if (c == ';' || c == ' ' || c == '\t' || c == '\n')
+      finish();
+    else
+      item += c;
+  }
+  finish();
+  return items;
+}
 
 ThreadCapacity ThreadCapacity::of_this_process(std::uint64_t stack_bytes) {
   ThreadCapacity c;
@@ -97,16 +138,24 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   // Kernel costs are tens of ns: SimGrid's default 1 ns timing precision would round them away.
   // Nothing is sent over a network (hosts have no links): the constant network model is the
   // cheapest to consult at every time advance, where the default one runs its solver each time.
-  static std::string a0 = "uringsim", a1 = "--cfg=surf/precision:1e-12", a2 = "--cfg=maxmin/precision:1e-9",
-                     a3 = "--log=root.thres:critical", a4 = "--cfg=network/model:Constant";
-  static char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
-  int argc = 5;
+  static std::vector<std::string> args = {"uringsim", "--cfg=surf/precision:1e-12",
+                                          "--cfg=maxmin/precision:1e-9", "--log=root.thres:critical",
+                                          "--cfg=network/model:Constant"};
+  for (const auto& item : simgrid_cfg_from_env()) args.push_back("--cfg=" + item);
+  static std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
   // SimGrid installs a SIGINT handler that exits with status 1, as a failure would, and even when
   // SIGINT was ignored (a background job): keep the disposition this process was started with, so
   // an interrupted run dies of the signal and one that ignores SIGINT still does.
   struct sigaction sigint_before {};
   sigaction(SIGINT, nullptr, &sigint_before);
-  impl_->engine = new simgrid::s4u::Engine(&argc, argv);  // lives until the process exits
+  try {
+    impl_->engine = new simgrid::s4u::Engine(&argc, argv.data());  // lives until the process exits
+  } catch (const std::exception& e) {  // SimGrid refused an option (an unknown name, a bad value)
+    throw std::invalid_argument(std::string(kSimgridCfgEnv) + ": " + e.what());
+  }
   sigaction(SIGINT, &sigint_before, nullptr);
   capacity_ = ThreadCapacity::of_this_process(
       static_cast<std::uint64_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024);

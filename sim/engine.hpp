@@ -46,6 +46,12 @@ struct ThreadCapacity {
   std::string explain() const;  // what bounds max_threads(), for the error message
 };
 
+// The environment variable with extra SimGrid options for the engine, "NAME:VALUE" items separated
+// by ';' or white space, e.g. "contexts/factory:thread" for sanitizer runs (docs/architecture.md).
+inline constexpr const char* kSimgridCfgEnv = "URINGSIM_SIMGRID_CFG";
+// Its items, checked (NAME:VALUE, a known context factory); std::invalid_argument otherwise.
+std::vector<std::string> simgrid_cfg_from_env();
+
 class Engine {
  public:
   Engine(const MachineSpec& machine, const PrimitiveCosts& costs);

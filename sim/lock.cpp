@@ -8,6 +8,12 @@
 #include "sim/sched.hpp"
 
 namespace uringsim::sim {
+namespace {
+// lock_stat's minimum is the shortest non-zero time; 0 stands for "none yet".
+void keep_min(TimeNs& min, TimeNs t) {
+  if (t > 0 && (min == 0 || t < min)) min = t;
+}
+}  // namespace
 
 void LockSiteStats::add(const LockSiteStats& o) {
   acquisitions += o.acquisitions;
@@ -16,6 +22,11 @@ void LockSiteStats::add(const LockSiteStats& o) {
   hold_ns_total += o.hold_ns_total;
   wait_ns_max = std::max(wait_ns_max, o.wait_ns_max);
   hold_ns_max = std::max(hold_ns_max, o.hold_ns_max);
+  keep_min(wait_ns_min, o.wait_ns_min);
+  keep_min(hold_ns_min, o.hold_ns_min);
+  acq_bounces += o.acq_bounces;
+  con_bounces += o.con_bounces;
+  contending += o.contending;
 }
 
 Lock::Lock(std::string name, Kind kind) : name_(std::move(name)), kind_(kind) {
@@ -53,10 +64,13 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   LockSiteStats& s = site_stats(site);
   owner_stats_ = &s;
   ++s.acquisitions;
+  if (moved_) ++s.acq_bounces;
   if (contended) {
     ++s.contended;
+    if (moved_) ++s.con_bounces;
     s.wait_ns_total += waited;
     s.wait_ns_max = std::max(s.wait_ns_max, waited);
+    keep_min(s.wait_ns_min, waited);
   }
 }
 
@@ -81,6 +95,7 @@ void Lock::lock(Label site) {
     return;
   }
   const TimeNs t0 = e.clock_ns();
+  ++owner_stats_->contending;  // the holder's site makes this thread wait
   self.waiting_lock_ = this;
   self.waiting_site_ = site;
   // A wait that closes a cycle of lock waits can never end: stop the run here, with its cycle.
@@ -142,6 +157,7 @@ void Lock::unlock(Label site) {
   LockSiteStats& s = *owner_stats_;  // sites_[owner_site_]
   s.hold_ns_total += held;
   s.hold_ns_max = std::max(s.hold_ns_max, held);
+  keep_min(s.hold_ns_min, held);
   owner_ = nullptr;
   if (!queue_.empty()) {
     Thread* next = queue_.front();
@@ -160,6 +176,9 @@ std::map<Label, LockSiteStats> Lock::window_sites() const {
     s.contended -= it->second.contended;
     s.wait_ns_total -= it->second.wait_ns_total;
     s.hold_ns_total -= it->second.hold_ns_total;
+    s.acq_bounces -= it->second.acq_bounces;
+    s.con_bounces -= it->second.con_bounces;
+    s.contending -= it->second.contending;
   }
   return w;
 }
@@ -172,7 +191,8 @@ LockSiteStats Lock::window_total() const {
 
 void Lock::mark_window_start() {
   base_ = sites_;
-  for (auto& [site, s] : sites_) s.wait_ns_max = s.hold_ns_max = 0;  // maxima restart with the window
+  // Extremes restart with the window.
+  for (auto& [site, s] : sites_) s.wait_ns_max = s.hold_ns_max = s.wait_ns_min = s.hold_ns_min = 0;
 }
 
 // --- SpinLock ---

@@ -15,6 +15,12 @@ struct LockSiteStats {
   std::uint64_t contended = 0;  // acquisitions that had to wait
   TimeNs wait_ns_total = 0, wait_ns_max = 0;
   TimeNs hold_ns_total = 0, hold_ns_max = 0;
+  // As /proc/lock_stat: the shortest non-zero wait and hold (0 = none yet); acquisitions (and
+  // contended ones) that took the lock from a holder on another CPU; and how often a holder that
+  // took the lock at this site made another thread wait (lock_stat's "contending points").
+  TimeNs wait_ns_min = 0, hold_ns_min = 0;
+  std::uint64_t acq_bounces = 0, con_bounces = 0;
+  std::uint64_t contending = 0;
   void add(const LockSiteStats& o);
 };
 

@@ -131,6 +131,6 @@ TEST_CASE("cli: compare replicates variants and marks a real difference signific
   CHECK(tp["rho09"]["diff_vs_baseline"]["significant"].get<bool>());
   CHECK(tp["rho09"]["diff_vs_baseline"]["diff"].get<double>() == Approx(10000).epsilon(0.3));
   const auto csv = slurp(dir / "compare.csv");
-  CHECK(csv.rfind("metric,variant,n,mean,ci95_half_width", 0) == 0);
+  CHECK(csv.rfind("row,variant,rep,seed,throughput_ops_per_s", 0) == 0);  // layout: tests/test_outputs.cpp
   CHECK(run_cli("compare " + kMm1 + " --variants nope --reps 2").exit_code == 2);
 }

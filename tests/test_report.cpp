@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <regex>
 
 #include "cli_helpers.hpp"
@@ -81,6 +82,43 @@ void check_in_chromium(const fs::path& html, const std::vector<std::string>& ids
   CHECK(bytes.substr(1, 3) == "PNG");
 }
 
+// The CDF figure's data block for variant number k is the bins of that variant's runs, merged: one
+// row "edge fraction-below" per distinct bin edge (compare directory layout runs/<v>/rep<i>).
+void check_cdf_data(const std::string& html, const fs::path& dir, const std::string& variant, int k,
+                    int reps) {
+  INFO("variant " << variant);
+  const auto at = html.find("id=\"plot-latency-cdf-data\"");
+  REQUIRE(at != std::string::npos);
+  const auto end = html.find("</details>", at);
+  const std::string head = "$c" + std::to_string(k) + " &lt;&lt; EOD";
+  const auto block_at = html.find(head + "\n", at);
+  REQUIRE(block_at < end);
+  const auto block_end = html.find("\nEOD\n", block_at + head.size());
+  REQUIRE(block_end < end);
+  const std::string block = html.substr(block_at + head.size(), block_end + 1 - block_at - head.size());
+  std::map<double, std::uint64_t> merged;
+  std::uint64_t total = 0;
+  for (int i = 0; i < reps; ++i) {
+    const auto r =
+        nlohmann::json::parse(slurp(dir / "runs" / variant / ("rep" + std::to_string(i)) / "results.json"));
+    for (const auto& b : r["latency_us"]["bins"]) {
+      merged[b[0].get<double>()] += b[1].get<std::uint64_t>();
+      total += b[1].get<std::uint64_t>();
+    }
+  }
+  REQUIRE(total > 0);
+  std::uint64_t below = 0;
+  std::size_t rows = 0;
+  for (const auto& [edge, c] : merged) {
+    below += c;
+    const auto row = fmt::format("\n{} {}\n", edge, static_cast<double>(below) / static_cast<double>(total));
+    INFO(row);
+    CHECK(block.find(row) != std::string::npos);
+    ++rows;
+  }
+  CHECK(rows > 10);
+}
+
 double at(const nlohmann::json& j, const char* ptr) {
   const nlohmann::json::json_pointer p(ptr);
   return j.contains(p) ? j.at(p).get<double>() : 0.0;
@@ -137,8 +175,12 @@ TEST_CASE("report: a compare directory becomes one self-contained HTML page, ren
   const auto html = slurp(dir / "report.html");
   REQUIRE(!html.empty());
   check_self_contained(html);
-  const std::vector<std::string> ids = {"plot-latency-cdf", "plot-cpu-by-thread"};
+  const std::vector<std::string> ids = {"plot-means-ci", "plot-latency-cdf", "plot-latency-tail",
+                                        "plot-cpu-by-thread"};
   check_figures(html, ids);
+  check_cdf_data(html, dir, "rho08", 0, 2);
+  check_cdf_data(html, dir, "rho09", 1, 2);
+  CHECK(html.find("total ± 95% CI") != std::string::npos);  // CPU error bars over the 2 replications
   // mm1 has no io-wq: those plots are replaced by a note, not drawn empty.
   CHECK(html.find("plot-iowq-workers") == std::string::npos);
   CHECK(html.find("io-wq plots skipped") != std::string::npos);

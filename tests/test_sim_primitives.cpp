@@ -174,6 +174,16 @@ TEST_CASE("sim: lock statistics on a hand-built contention case") {
   CHECK(w.wait_ns_max == Approx(800.0));
   CHECK(w.hold_ns_total == Approx(800.0));
   CHECK(w.hold_ns_max == Approx(500.0));
+  // lock_stat's other columns: shortest wait and hold, CPU bounces, the holder's contending site.
+  CHECK(o.hold_ns_min == Approx(1000.0));
+  CHECK(o.wait_ns_min == 0);  // never waited: no minimum
+  CHECK(w.wait_ns_min == Approx(800.0));
+  CHECK(w.hold_ns_min == Approx(300.0));
+  CHECK(o.acq_bounces == 0);  // the first acquisition moves nothing
+  CHECK(w.acq_bounces == 2);  // CPU 0 -> 1 (contended), then 1 -> 2
+  CHECK(w.con_bounces == 1);
+  CHECK(o.contending == 1);  // the owner's section made the waiter wait
+  CHECK(w.contending == 0);
 }
 
 TEST_CASE("sim: wait queue wakes sleepers one at a time, FIFO, after the wake-up latency") {

@@ -1,10 +1,12 @@
 // The timeline (`run --trace`): valid trace-event JSON with a track per simulated thread, slices
-// inside the window, request flows from submission to CQE, and counter tracks.
+// inside the window, request flows from submission to CQE that join in Perfetto, and counter tracks.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "cli_helpers.hpp"
 
@@ -71,4 +73,60 @@ TEST_CASE("trace: a bad window is refused before anything runs") {
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--trace-window-ms") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_CASE(
+    "trace: flows join as Perfetto pairs them - one name and category per flow, start first, each on its "
+    "step") {
+  const auto dir = fresh_dir("trace-flows");
+  const auto file = (dir / "trace.json").string();
+  const auto r = run_cli("run " + source_path("scenarios/seeds/async-hybrid.json") +
+                         " --variant hybrid --quiet --set warmup_ms=50 --set duration_ms=10 --trace " + file +
+                         " --trace-window-ms 50:55 --out " + (dir / "out").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto trace = nlohmann::json::parse(slurp(file));
+  const auto& ev = trace.at("traceEvents");
+
+  // ui.perfetto.dev joins flow events by (id, cat, name) and binds each to the slice open on its
+  // thread at that time: the zero-length slice named after the step, just before it in the file.
+  std::map<std::uint64_t, std::vector<std::string>> phases;
+  std::set<std::string> steps;
+  double last_ts = 0;
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    const auto& e = ev[i];
+    const std::string ph = e.at("ph");
+    if (ph != "M") {
+      CHECK(e.at("ts").get<double>() >= last_ts);  // in time order, as the pairing assumes
+      last_ts = e.at("ts").get<double>();
+    }
+    if (ph != "s" && ph != "t" && ph != "f") continue;
+    INFO(e.dump());
+    CHECK(e.at("cat") == "request");
+    CHECK(e.at("name") == "request");
+    if (ph != "s") CHECK(e.at("bp") == "e");
+    phases[e.at("id").get<std::uint64_t>()].push_back(ph);
+    REQUIRE(i > 0);
+    const auto& slice = ev[i - 1];
+    CHECK(slice.at("ph") == "X");
+    CHECK(slice.at("cat") == "request");
+    CHECK(slice.at("tid") == e.at("tid"));
+    CHECK(slice.at("ts") == e.at("ts"));
+    CHECK(slice.at("dur") == 0);
+    steps.insert(slice.at("name").get<std::string>());
+  }
+  // Each flow: begins with its one start, steps, and ends with at most one finish.
+  int complete = 0;
+  for (const auto& [id, p] : phases) {
+    INFO("flow " << id);
+    CHECK(p.front() == "s");
+    CHECK(std::count(p.begin(), p.end(), "s") == 1);
+    const auto finishes = std::count(p.begin(), p.end(), "f");
+    CHECK(finishes <= 1);
+    if (finishes == 1) CHECK(p.back() == "f");
+    complete += finishes == 1 && p.size() > 2;
+  }
+  CHECK(complete > 100);
+  // The step names stay on the timeline, as slices.
+  for (const char* s : {"recv", "send", "punt to io-wq", "io-wq worker", "CQE"}) CHECK(steps.count(s));
 }

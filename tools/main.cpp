@@ -1,6 +1,9 @@
 // uringsim: command-line entry point. Each subcommand lives in tools/app/.
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
+#include "tools/app/cli_suggest.hpp"
 #include "tools/app/commands.hpp"
 #include "uringsim_version.hpp"
 
@@ -46,7 +49,8 @@ int main(int argc, char** argv) {
 
   TwinOptions twn;
   auto* twn_cmd = app.add_subcommand(
-      "twin", "Run a grid on the real kernel and in the simulator; per point host mean +- CI, simulated, error");
+      "twin",
+      "Run a grid on the real kernel and in the simulator; per point host mean +- CI, simulated, error");
   add_twin_options(*twn_cmd, twn);
 
   ImportFioOptions imp;
@@ -71,8 +75,15 @@ int main(int argc, char** argv) {
       "calibrate", "Measure this machine's kernel costs with micro-benchmarks; write a calibration file");
   add_calibrate_options(*cal_cmd, cal);
 
+  if (const auto msg = first_word_error(app, argc, argv)) {
+    std::cerr << *msg;
+    return 2;
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    std::cerr << extras_error(app, e);
+    return 2;
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     // CLI11 returns 0 for --help/--version; any real usage error is bad input (exit 2).

@@ -50,7 +50,10 @@ IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner
       wq_(wq),
       uring_lock_("ctx->uring_lock"),
       completion_lock_("ctx->completion_lock"),
-      cq_wait_("ctx->cq_wait") {}
+      cq_wait_("ctx->cq_wait") {
+  static std::uint32_t rings_built = 0;  // one simulation per process
+  ring_no_ = rings_built++;
+}
 
 IoRingCtx::~IoRingCtx() = default;
 

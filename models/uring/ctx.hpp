@@ -101,6 +101,9 @@ class IoRingCtx {
   void tw_end();                    // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
+  // A request's id on the timeline: request ids count per ring, flows need one id per request of
+  // the run. Rings are numbered in the order they are built (deterministic).
+  std::uint64_t trace_id(const Request& r) const { return (std::uint64_t{ring_no_} << 40) | r.id; }
   nlohmann::json to_json() const;  // the "uring" section of results.json
   const LatencyBreakdown& breakdown() const { return breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
@@ -150,6 +153,7 @@ class IoRingCtx {
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
+  std::uint32_t ring_no_ = 0;
   UringStats stats_;
   LatencyBreakdown breakdown_;
   bool sqpoll_ = false, iopoll_ = false, need_wakeup_ = false;

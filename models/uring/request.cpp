@@ -1,5 +1,6 @@
 #include "models/uring/request.hpp"
 
+#include "models/uring/ctx.hpp"
 #include "sim/engine.hpp"
 
 namespace uringsim::models {
@@ -24,7 +25,7 @@ void trace_step(const Request& req, char phase, const char* what) {
   sim::TraceSink* tr = sim::Engine::get().trace();
   if (!tr) return;
   const sim::Thread& self = sim::current();
-  tr->flow(req.id, phase, self.id(), self.local_now_ns(), what);
+  tr->flow(req.ctx ? req.ctx->trace_id(req) : req.id, phase, self.id(), self.local_now_ns(), what);
 }
 
 }  // namespace uringsim::models

@@ -241,6 +241,10 @@ void EchoModel::report(nlohmann::json& r) const {
                {"failed_ops", failed_}};
 }
 
+std::string EchoModel::latency_measure() const {
+  return "client round trip: request sent -> echo received at the client";
+}
+
 std::vector<std::pair<std::string, std::string>> EchoModel::summary() const {
   const auto& u = ring_->wq.acct(1);
   return {{"io-wq unbound", fmt::format("max {}  peak {}  created {}  queue peak {}",

@@ -25,6 +25,7 @@ class EchoModel final : public Model {
   void final_checks() const override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
+  std::string latency_measure() const override;
 
  private:
   struct Event {

@@ -28,6 +28,29 @@ bool is_user(const std::string& symbol) {
 }
 }  // namespace
 
+std::string fio_scaled(double value, bool iec, const std::string& unit, int digits) {
+  static const char* const kSi[] = {"", "k", "M", "G", "T", "P"};
+  static const char* const kIec[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+  const std::uint64_t base = iec ? 1024 : 1000;
+  auto n = static_cast<std::uint64_t>(std::llround(value));
+  auto width = [](std::uint64_t x) { return static_cast<int>(std::to_string(x).size()); };
+  std::size_t power = 0;
+  std::uint64_t rem = 0;
+  bool divided = false;
+  while (width(n) > digits && power + 1 < std::size(kSi)) {
+    rem = n % base;
+    n /= base;
+    ++power;
+    divided = true;
+  }
+  const std::string prefix = (iec ? kIec : kSi)[power];
+  const int decimals = digits - width(n) - 1;
+  if (!divided) return fmt::format("{}{}{}", n, prefix, unit);
+  if (decimals <= 0) return fmt::format("{}{}{}", n + (2 * rem >= base ? 1 : 0), prefix, unit);
+  const double x = static_cast<double>(n) + static_cast<double>(rem) / static_cast<double>(base);
+  return fmt::format("{:.{}f}{}{}", x, decimals, prefix, unit);
+}
+
 const std::vector<double>& FioModel::fio_percentiles() {
   static const std::vector<double> p = {1,  5,  10, 20, 30,   40,   50,    60,   70,
                                         80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
@@ -280,6 +303,16 @@ void FioModel::report(nlohmann::json& r) const {
   }
   const double n = static_cast<double>(numjobs_);
   f["cpu"] = {{"usr_pct", 100.0 * usr / window_cycles / n}, {"sys_pct", 100.0 * sys / window_cycles / n}};
+  // Context switches of the job threads in the window: each switch-in after a sleep charges
+  // context_switch_cycles to __schedule (sim/sched.cpp), and nothing else charges that symbol.
+  const double cs = engine_->costs().context_switch_cycles;
+  double sched = 0;
+  for (const auto& jp : jobs_) {
+    const auto w = jp->thread->window_cycles_by_symbol();
+    const auto i = static_cast<std::size_t>(sim::sym::schedule());
+    if (i < w.size()) sched += w[i];
+  }
+  f["ctx"] = cs > 0 ? nlohmann::json(std::llround(sched / cs)) : nlohmann::json(nullptr);
   f["sq_thread_cpu_pct"] = sqpoll_ ? nlohmann::json(100.0 * sq / window_cycles / n) : nlohmann::json(nullptr);
   f["sq_threads"] = sqt;
   LatencyBreakdown bd;
@@ -319,6 +352,10 @@ void FioModel::report(nlohmann::json& r) const {
   r["fio"] = f;
 }
 
+std::string FioModel::latency_measure() const {
+  return "per I/O, SQE -> CQE: io_u started (SQE prepared) -> CQE read, fio's lat";
+}
+
 std::vector<std::pair<std::string, std::string>> FioModel::summary() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& jp : jobs_) {
@@ -346,8 +383,10 @@ std::string FioModel::text_report() const {
   };
   auto dir = [&](const char* name, const DirStats& d) {
     const double iops = d.ios / window_s, bw = d.bytes / window_s;
-    s += fmt::format("  {}: IOPS={:.0f}, BW={:.0f}KiB/s ({:.0f}kB/s)({:.1f}MiB/{:.0f}msec)\n", name, iops,
-                     bw / 1024, bw / 1000, d.bytes / 1048576.0, window_s * 1e3);
+    // fio's line: IOPS in SI units, bandwidth in IEC units (SI in brackets), bytes done, runtime.
+    s += fmt::format("  {}: IOPS={}, BW={} ({})({}/{}msec)\n", name, fio_scaled(iops, false, ""),
+                     fio_scaled(bw, true, "B/s"), fio_scaled(bw, false, "B/s"),
+                     fio_scaled(static_cast<double>(d.bytes), true, "B"), std::llround(window_s * 1e3));
     s += lat_line("slat", d.slat);
     s += lat_line("clat", d.clat);
     s += lat_line(" lat", d.lat);

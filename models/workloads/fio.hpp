@@ -18,6 +18,13 @@
 
 namespace uringsim::models {
 
+// A count or rate as fio prints it (lib/num2str.c's rule, with fio's default of 4 significant
+// figures): divided by 1000 (1024 with `iec`) until its integer part has at most `digits` digits,
+// then with as many decimals as fit in `digits` (none when the integer part takes 3 or more: rounded
+// instead), followed by the prefix (k, M, G, ... or Ki, Mi, Gi, ...) and `unit`: 123456 -> "123k",
+// 504e6 B/s -> "481MiB/s" (iec) and "504MB/s". value must be finite and >= 0.
+std::string fio_scaled(double value, bool iec, const std::string& unit, int digits = 4);
+
 class FioModel final : public Model {
  public:
   explicit FioModel(const config::Scenario& s);
@@ -26,6 +33,7 @@ class FioModel final : public Model {
   void final_checks() const override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
+  std::string latency_measure() const override;
   std::string text_report() const override;
 
   // fio's default percentile list (--percentile_list).

@@ -89,6 +89,10 @@ void NopModel::report(nlohmann::json& r) const {
               {"failed", failed_}};
 }
 
+std::string NopModel::latency_measure() const {
+  return "per request, SQE -> CQE: its batch's SQE preparation starts -> its CQE is read";
+}
+
 std::vector<std::pair<std::string, std::string>> NopModel::summary() const {
   const auto& b = ring_->wq.acct(0);
   return {{"io-wq bound", fmt::format("max {}  peak {}  created {}  queue peak {}", b.max_workers,

@@ -22,6 +22,7 @@ class NopModel final : public Model {
   void final_checks() const override;
   void report(nlohmann::json& results) const override;
   std::vector<std::pair<std::string, std::string>> summary() const override;
+  std::string latency_measure() const override;
 
  private:
   void submitter_main();

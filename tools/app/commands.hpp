@@ -21,12 +21,14 @@ struct RunOptions {
   std::vector<std::string> sets;
   bool quiet = false;
   bool profile = false;           // print the perf-style profile
+  std::string profile_folded;     // --profile-folded FILE: folded stacks for flame graphs
   bool locks = false;             // print lock statistics
   bool breakdown = false;         // print the request latency breakdown
   std::string trace_file;         // --trace: Chrome/Perfetto timeline
   std::string trace_window;       // --trace-window-ms a:b
   bool allow_violations = false;  // exit 0 even if the design-review checks failed
   std::string calibration;        // --calibration FILE; "" = none
+  std::string fio_json;           // --fio-json FILE: a fio workload's results in fio's JSON layout
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
 int cmd_run(const RunOptions& o);

@@ -120,9 +120,9 @@ int cmd_compare(const CompareOptions& o) {
     fs::create_directories(r.dir, ec);
     study::remove_stale_temps(r.dir);
     todo.push_back(k);
-    jobs.push_back(
-        {study::run_command(o.scenario, r.dir.string(), r.seed, r.variant, o.sets, o.allow_violations, runner),
-         study::log_path(r.dir)});
+    jobs.push_back({study::run_command(o.scenario, r.dir.string(), r.seed, r.variant, o.sets,
+                                       o.allow_violations, runner),
+                    study::log_path(r.dir)});
   }
   if (!todo.empty()) {
     // The study's outputs appear only once every run is finished: none from an earlier one stays
@@ -177,8 +177,12 @@ int cmd_compare(const CompareOptions& o) {
     return kExitFailed;
   }
 
-  // values[metric][variant] = per-replication values
+  // values[metric][variant] = per-replication values. compare.csv starts with one row per run
+  // (docs/studies.md), its metric columns as in sweep.csv; the summary rows follow.
   std::map<std::string, std::map<std::string, std::vector<double>>> values;
+  std::string csv = "row,variant,rep,seed";
+  for (const auto& m : study_metrics()) csv += std::string(",") + m.column;
+  csv += ",results\n";
   for (const Run& r : runs) {
     nlohmann::json res;
     try {
@@ -187,12 +191,26 @@ int cmd_compare(const CompareOptions& o) {
       std::cerr << "error: " << e.what() << "\n";
       return kExitFailed;
     }
-    for (const auto& m : study_metrics()) {  // absent metrics are skipped
+    csv +=
+        fmt::format("run,{},{},{}", study::csv_field(r.variant.empty() ? "base" : r.variant), r.rep, r.seed);
+    for (const auto& m : study_metrics()) {  // absent metrics are skipped (an empty cell)
       const std::string ptr = m.pointer;
       const nlohmann::json::json_pointer p(ptr);
-      if (res.contains(p) && res.at(p).is_number()) values[ptr][r.variant].push_back(res.at(p).get<double>());
+      const bool has = res.contains(p) && res.at(p).is_number();
+      if (has) values[ptr][r.variant].push_back(res.at(p).get<double>());
+      csv += "," + (has ? res.at(p).dump() : std::string());
     }
+    csv += "," +
+           study::csv_field(
+               fmt::format("runs/{}/rep{}/results.json", r.variant.empty() ? "base" : r.variant, r.rep)) +
+           "\n";
   }
+  // Summary rows: per variant, a row per statistic with one cell per metric (empty where the
+  // metric is absent in some run, or for the baseline's differences).
+  const std::vector<std::string> stats = {
+      "n", "mean", "ci95_half_width", "diff_vs_baseline", "diff_ci95_half_width", "significant"};
+  std::map<std::string, std::map<std::string, std::map<std::string, std::string>>>
+      cell;  // stat, variant, ptr
 
   nlohmann::json cj;
   cj["scenario"] = o.scenario;
@@ -201,8 +219,6 @@ int cmd_compare(const CompareOptions& o) {
   cj["seeds"] = nlohmann::json::array();
   for (int i = 0; i < o.reps; ++i) cj["seeds"].push_back(base_seed + static_cast<std::uint64_t>(i));
   cj["confidence"] = 0.95;
-  std::string csv =
-      "metric,variant,n,mean,ci95_half_width,diff_vs_baseline,diff_ci95_half_width,significant\n";
   std::vector<std::vector<std::string>> table;
   for (const auto& m : study_metrics()) {
     const std::string ptr = m.pointer, label = m.label;
@@ -217,7 +233,9 @@ int cmd_compare(const CompareOptions& o) {
       const auto ci = analysis::student_t_ci(xs, 0.95);
       nlohmann::json vj = {{"values", xs}, {"mean", ci.mean}, {"ci95_half_width", ci.half_width}};
       std::string diff_txt = "-", sig_txt = "";
-      std::string csv_diff = ",,";
+      cell["n"][v][ptr] = std::to_string(xs.size());
+      cell["mean"][v][ptr] = fmt::format("{}", ci.mean);
+      cell["ci95_half_width"][v][ptr] = fmt::format("{}", ci.half_width);
       if (v != variants.front() && baseline.size() == xs.size()) {
         const auto d = analysis::welch_diff_ci(baseline, xs, 0.95);
         vj["diff_vs_baseline"] = {{"diff", d.diff},
@@ -226,16 +244,28 @@ int cmd_compare(const CompareOptions& o) {
                                   {"relative_pct", 100.0 * d.diff / analysis::student_t_ci(baseline).mean}};
         diff_txt = (d.diff >= 0 ? "+" : "") + num(d.diff) + " ± " + num(d.half_width);
         sig_txt = d.significant ? "yes" : "no";
-        csv_diff = fmt::format("{},{},{}", d.diff, d.half_width, d.significant ? "true" : "false");
+        cell["diff_vs_baseline"][v][ptr] = fmt::format("{}", d.diff);
+        cell["diff_ci95_half_width"][v][ptr] = fmt::format("{}", d.half_width);
+        cell["significant"][v][ptr] = d.significant ? "true" : "false";
       }
       mj["by_variant"][v.empty() ? "base" : v] = vj;
-      csv += fmt::format("{},{},{},{},{},{}\n", ptr, v.empty() ? "base" : v, xs.size(), ci.mean,
-                         ci.half_width, csv_diff);
       table.push_back(
           {label, v.empty() ? "base" : v, num(ci.mean) + " ± " + num(ci.half_width), diff_txt, sig_txt});
     }
     cj["metrics"][ptr] = mj;
   }
+  for (const auto& v : variants)
+    for (const auto& stat : stats) {
+      const bool about_diff = stat.rfind("diff", 0) == 0 || stat == "significant";
+      if (about_diff && v == variants.front()) continue;  // the baseline has no difference to itself
+      csv += fmt::format("{},{},,", stat, study::csv_field(v.empty() ? "base" : v));
+      for (const auto& m : study_metrics()) {
+        const auto& by_ptr = cell[stat][v];
+        const auto it = by_ptr.find(m.pointer);
+        csv += "," + (it == by_ptr.end() ? std::string() : it->second);
+      }
+      csv += ",\n";
+    }
   try {
     analysis::write_file_atomic(out + "/compare.json", analysis::dump_json(cj));
     analysis::write_file_atomic(out + "/compare.csv", csv);

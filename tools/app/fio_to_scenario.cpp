@@ -50,6 +50,7 @@ struct Settings {
   std::map<std::string, std::string> origin;
 
   std::vector<std::string> no_effect;  // "key=value" as written, for the description
+  std::vector<std::string> notes;      // "where: key=value: no effect: why", one per such option
   std::vector<std::string> ignored;    // "key (where)" of options not understood
 
   // Same simulated behaviour, apart from how many copies run.
@@ -148,6 +149,103 @@ std::int64_t one_cpu(const Option& o) {
 
 using Handler = std::function<void(Settings&, const Option&, unsigned kb_base)>;
 
+// Options nearly every real job file has that change nothing the model simulates, with why. Options
+// that change the workload (fsync, verify, thinktime, iodepth_batch_*, rate, force_async, ...) are
+// not here: they are errors (or, with --lenient, warnings).
+const std::vector<std::pair<const char*, const char*>>& no_effect_options() {
+  static const std::vector<std::pair<const char*, const char*>> t = {
+      {"name", "a label (it names the scenario)"},
+      {"description", "a label"},
+      {"filename", "the device is the simulator's drive model, whatever its path"},
+      {"directory", "the device is the simulator's drive model, whatever its path"},
+      {"filename_format", "the device is the simulator's drive model, whatever its path"},
+      {"nrfiles", "the drive model has no files: all I/O goes to the one device"},
+      {"openfiles", "the drive model has no files: all I/O goes to the one device"},
+      {"file_service_type", "the drive model has no files: all I/O goes to the one device"},
+      {"size", "the drive model has no addresses, and the run lasts duration_ms"},
+      {"filesize", "the drive model has no addresses"},
+      {"io_size", "the run lasts duration_ms, whatever the amount of I/O"},
+      {"io_limit", "the run lasts duration_ms, whatever the amount of I/O"},
+      {"loops", "the run lasts duration_ms, whatever the amount of I/O"},
+      {"offset", "the drive model has no addresses"},
+      {"time_based", "a simulation always runs for its duration"},
+      {"startdelay", "the measurement starts after warmup_ms (ramp_time)"},
+      {"thread", "fio's jobs as threads instead of processes: io_uring behaves the same"},
+      {"group_reporting", "reporting only: the jobs are reported as one group"},
+      {"new_group", "reporting only"},
+      {"stonewall", "the scenario holds one job, so there is no earlier job to wait for"},
+      {"wait_for_previous", "the scenario holds one job, so there is no earlier job to wait for"},
+      {"randrepeat", "seeds fio's offset generator; offsets are not modelled"},
+      {"randseed", "seeds fio's offset generator; offsets are not modelled"},
+      {"norandommap", "fio's map of offsets done; offsets are not modelled"},
+      {"random_generator", "fio's offset generator; offsets are not modelled"},
+      {"random_distribution",
+       "fio's offset distribution; the drive model's service time does not depend on "
+       "the offset"},
+      {"invalidate", "drops the page cache before the job; the model has no page cache"},
+      {"fadvise_hint", "a page-cache hint; the model has no page cache"},
+      {"allow_mounted_write", "a safety check of fio's"},
+      {"create_on_open", "file layout before the job"},
+      {"fallocate", "file layout before the job"},
+      {"overwrite", "file layout before the job"},
+      {"end_fsync", "runs after the job, outside the measurement"},
+      {"refill_buffers", "buffer contents; the drive model does not look at data"},
+      {"scramble_buffers", "buffer contents; the drive model does not look at data"},
+      {"zero_buffers", "buffer contents; the drive model does not look at data"},
+      {"buffer_compress_percentage", "buffer contents; the drive model does not look at data"},
+      {"buffer_pattern", "buffer contents; the drive model does not look at data"},
+      {"mem", "how fio allocates its buffers"},
+      {"iomem", "how fio allocates its buffers"},
+      {"mem_align", "how fio allocates its buffers"},
+      {"iomem_align", "how fio allocates its buffers"},
+      {"lockmem", "how fio allocates its buffers"},
+      {"fixedbufs",
+       "registered buffers; the simulated per-I/O costs are those of the default, unregistered "
+       "path"},
+      {"registerfiles",
+       "registered files (fio sets it with sqthread_poll); the simulated per-I/O costs are "
+       "those of the default path"},
+      {"nonvectored",
+       "read/write instead of readv/writev; the simulated per-I/O costs do not tell them "
+       "apart"},
+      {"unit_base", "reporting only (bits or bytes)"},
+      {"output", "reporting only"},
+      {"output-format", "reporting only (run --fio-json writes fio's JSON layout)"},
+      {"lat_percentiles", "reporting only: the run's latency is fio's lat"},
+      {"clat_percentiles", "reporting only: results.json has clat percentiles"},
+      {"slat_percentiles", "reporting only: results.json has slat percentiles"},
+      {"significant_figures", "reporting only"},
+      {"unified_rw_reporting", "reporting only"},
+      {"disable_lat", "reporting only"},
+      {"disable_clat", "reporting only"},
+      {"disable_slat", "reporting only"},
+      {"disable_bw_measurement", "reporting only"},
+      {"gtod_reduce", "reporting only: the simulator measures every latency"},
+      {"clocksource", "the simulator's clock is exact"},
+      {"write_lat_log", "fio's log files"},
+      {"write_bw_log", "fio's log files"},
+      {"write_iops_log", "fio's log files"},
+      {"write_hist_log", "fio's log files"},
+      {"log_avg_msec", "fio's log files"},
+      {"log_hist_msec", "fio's log files"},
+      {"per_job_logs", "fio's log files"},
+      {"eta", "fio's progress display"},
+      {"eta-newline", "fio's progress display"},
+      {"status-interval", "fio's progress display"},
+      {"exitall", "the scenario holds one job"},
+      {"exitall_on_error", "the scenario holds one job"},
+      {"continue_on_error", "the simulated job always goes on after an I/O error (counted in fio.errors)"},
+      {"nice", "the simulated scheduler has no priorities"},
+      {"prio", "the simulated drive has no I/O priorities"},
+      {"prioclass", "the simulated drive has no I/O priorities"},
+      {"ioscheduler", "the simulated drive has no I/O scheduler"},
+      {"cpus_allowed_policy", "cpus_allowed is one CPU, which the policy does not change"},
+      {"numa_cpu_nodes", "the simulated machine has no NUMA nodes"},
+      {"numa_mem_policy", "the simulated machine has no NUMA nodes"},
+  };
+  return t;
+}
+
 const std::map<std::string, Handler>& handlers() {
   static const std::map<std::string, Handler> h = [] {
     std::map<std::string, Handler> m;
@@ -236,13 +334,17 @@ const std::map<std::string, Handler>& handlers() {
                                      list.size()));
       s.percentiles = std::move(list);
     };
-    // Accepted, no effect on the simulation (docs/import-fio.md says why for each).
-    for (const char* k :
-         {"name", "description", "filename", "size", "thread", "group_reporting", "randrepeat", "randseed",
-          "time_based", "kb_base", "output", "output-format", "lat_percentiles"})
-      m[k] = [](Settings& s, const Option& o, unsigned) {
-        s.no_effect.push_back(o.value ? o.key + "=" + *o.value : o.key);
+    // Accepted, no effect on the simulation: a note says why (docs/import-fio.md has the same table).
+    for (const auto& [key, why] : no_effect_options())
+      m[key] = [why = std::string(why)](Settings& s, const Option& o, unsigned) {
+        const std::string kv = o.value ? o.key + "=" + *o.value : o.key;
+        s.no_effect.push_back(kv);
+        s.notes.push_back(fmt::format("{}: {}: no effect: {}", o.where, kv, why));
       };
+    // Read before the other options (kb_base_of): it changes how sizes are read.
+    m["kb_base"] = [](Settings& s, const Option& o, unsigned) {
+      s.no_effect.push_back(o.key + "=" + *o.value);
+    };
     return m;
   }();
   return h;
@@ -350,6 +452,9 @@ Imported to_scenario(const std::vector<Job>& jobs, const ImportOptions& opts) {
       if (std::find(ignored.begin(), ignored.end(), ig) == ignored.end()) ignored.push_back(ig);
 
   Imported out;
+  for (const auto& st : settings)
+    for (const auto& n : st.notes)
+      if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
   if (!ignored.empty()) {
     if (!opts.lenient) {
       std::string msg = "unsupported fio option";

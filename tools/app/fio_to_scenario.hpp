@@ -22,6 +22,8 @@ struct ImportOptions {
 struct Imported {
   nlohmann::ordered_json scenario;    // fields in a readable order
   std::vector<std::string> warnings;  // with lenient: one line per ignored option
+  // One line per option accepted without effect, saying why ("job.fio:3: size=1g: no effect: ...").
+  std::vector<std::string> notes;
   // Scenario field (JSON pointer, "/workload/iodepth") -> the fio option that set it, as written:
   // "--iodepth=8" (command line) or "job.fio:3: iodepth=8" (job file).
   std::map<std::string, std::string> origin;

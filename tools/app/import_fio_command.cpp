@@ -56,6 +56,7 @@ int cmd_import_fio(const ImportFioOptions& o) {
       jobs = fio::parse_command_line(o.cmdline, vars);
     }
     const auto imported = fio::to_scenario(jobs, io);
+    for (const auto& n : imported.notes) std::cerr << "note: " << fio::printable(n) << "\n";
     for (const auto& w : imported.warnings) std::cerr << "warning: " << fio::printable(w) << "\n";
     // replace: a value taken from the input (a filename, --name) need not be valid UTF-8.
     const std::string text =

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/io.hpp"
 #include "analysis/stats.hpp"
@@ -86,6 +87,12 @@ struct Page {
     double tput, tput_hw, p99, p99_hw;
   };
   std::vector<std::pair<std::string, std::vector<SeriesPoint>>> series;
+  // Compare only: per metric (label), per variant (mean, 95 % half width; NaN when unknown).
+  struct MetricCi {
+    std::string label;
+    std::vector<std::tuple<std::string, double, double>> by_variant;
+  };
+  std::vector<MetricCi> metric_cis;
   std::string x_path;
   std::vector<std::string> x_order;  // the swept values in grid order
 };
@@ -109,7 +116,12 @@ void load_runs(const fs::path& dir, const std::string& variant, const std::vecto
   for (const auto& r : rel) {
     const fs::path p = dir / r;
     if (!fs::exists(p)) throw InputError(p.string() + ": missing (results.json of a run of " + variant + ")");
-    pg.runs[variant].push_back(read_json_file(p));
+    json res = read_json_file(p);
+    const json::json_pointer bins("/latency_us/bins");
+    if (res.contains(bins))
+      if (const auto problem = report::bins_problem(res.at(bins)); !problem.empty())
+        throw InputError(p.string() + ": latency_us.bins" + problem);
+    pg.runs[variant].push_back(std::move(res));
   }
 }
 
@@ -155,6 +167,7 @@ void load_compare(const fs::path& dir, Page& pg) {
     const auto label_in = m->find("label");
     const std::string label = label_in ? label_in->string() : ptr;
     const JsonIn by_variant = (*m)["by_variant"];
+    Page::MetricCi mci{label, {}};
     for (const auto& v : pg.variants) {
       const auto bv = by_variant.find(v);
       if (!bv) continue;
@@ -179,7 +192,9 @@ void load_compare(const fs::path& dir, Page& pg) {
       const std::size_t n = values ? values->size() : 0;
       rows.push_back({label, v, std::to_string(n), mean_ci(mean, hw), diff, rel, s});
       sig.push_back(is_sig);
+      mci.by_variant.emplace_back(v, mean, hw);
     }
+    if (!mci.by_variant.empty()) pg.metric_cis.push_back(std::move(mci));
   }
   pg.table = table_html({"metric", "variant", "n", "mean ± 95% CI",
                          "diff vs " + pg.variants.front() + " ± 95% CI", "relative", "significant"},
@@ -193,9 +208,7 @@ void load_compare(const fs::path& dir, Page& pg) {
     load_runs(dir, v, rel, pg);
   }
   pg.runs_desc = fmt::format(
-      "CPU averaged over the {} replications of each variant; latency and time "
-      "series from replication 0",
-      reps);
+      "CPU and latency over the {} replications of each variant; time series from replication 0", reps);
 }
 
 // Columns of sweep.csv besides the grid columns, which sit between "seed" and the metrics.
@@ -377,13 +390,14 @@ void load_sweep(const fs::path& dir, Page& pg) {
     shown.push_back(v + " at " + where);
   }
   pg.runs_desc = "Runs shown: " + join(shown, "; ") +
-                 ". CPU averaged over the replications there; latency and time series from the first";
+                 ". CPU and latency over the replications there; time series from the first";
 }
 
 // ---- plots -------------------------------------------------------------------------------------
 
 struct Figure {
   std::string id, svg, caption;
+  std::string data;  // the gnuplot data blocks plotted, shown under the figure
 };
 
 // A gnuplot datablock named `name` with one row per entry.
@@ -410,11 +424,21 @@ Figure sweep_plot(report::Gnuplot& gp, const Page& pg, bool p99) {
   bool errors = false;
   std::string data, plot;
   double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin;
+  double ymin = xmin, ymax = -xmin, ymin_pos = xmin;  // over the points and their error bars
+  std::vector<double> peaks;
   for (std::size_t s = 0; s < pg.series.size(); ++s) {
     std::vector<std::pair<double, std::string>> pts;
+    double peak = 0;
     for (const auto& p : pg.series[s].second) {
       const double y = p99 ? p.p99 : p.tput, hw = p99 ? p.p99_hw : p.tput_hw;
       errors = errors || hw > 0;
+      if (std::isfinite(y)) {
+        const double e = std::isfinite(hw) ? hw : 0;
+        ymin = std::min(ymin, y - e);
+        ymax = std::max(ymax, y + e);
+        if (y > 0) ymin_pos = std::min(ymin_pos, y - e > 0 ? y - e : y);
+        peak = std::max(peak, y);
+      }
       const auto pos = std::find(pg.x_order.begin(), pg.x_order.end(), p.x) - pg.x_order.begin();
       const double x = numeric ? std::stod(p.x) : static_cast<double>(pos);
       xmin = std::min(xmin, x);
@@ -425,6 +449,7 @@ Figure sweep_plot(report::Gnuplot& gp, const Page& pg, bool p99) {
     std::vector<std::string> rows;
     for (const auto& [x, r] : pts) rows.push_back(r);
     data += datablock("s" + std::to_string(s), rows);
+    peaks.push_back(peak);
   }
   for (std::size_t s = 0; s < pg.series.size(); ++s) {
     plot += (s ? ", " : "plot ") + std::string("$s") + std::to_string(s) +
@@ -433,109 +458,228 @@ Figure sweep_plot(report::Gnuplot& gp, const Page& pg, bool p99) {
             report::gp_quote(pg.series[s].first);
   }
   const std::string what = p99 ? "p99 latency (us)" : "throughput (ops/s)";
+  // One series far below another would sit on the axis: a log y axis shows both.
+  const bool log_y = report::needs_log_scale(peaks) && std::isfinite(ymin_pos);
+  const std::string label = log_y ? what + ", log scale" : what;
   std::string body = data + "set title " + report::gp_quote(what + " vs " + pg.x_path) + "\n" +
-                     "set xlabel " + report::gp_quote(pg.x_path) + "\nset ylabel " + report::gp_quote(what) +
-                     "\nset yrange [0:*]\n";
+                     "set xlabel " + report::gp_quote(pg.x_path) + "\nset ylabel " + report::gp_quote(label) +
+                     "\n";
+  if (log_y)
+    body += "set logscale y\nset yrange " + report::padded_range(ymin_pos, ymax, true) + "\n";
+  else if (std::isfinite(ymin))
+    body += "set yrange " + report::padded_range(ymin, ymax, false) + "\n";
   // Wide numeric ranges (e.g. 1..1000 connections) read better on a log axis.
-  if (numeric && xmin > 0 && xmax / xmin >= 50) body += "set logscale x\n";
-  if (numeric) body += "set offsets graph 0.04, graph 0.04, 0, 0\n";  // end points' error bars stay visible
+  const bool log_x = numeric && xmin > 0 && xmax / xmin >= 50;
+  if (log_x) body += "set logscale x\n";
+  // Margins on every side: no line, point or error bar on the frame.
   if (!numeric)
     body += "set xrange [-0.5:" + gnum(static_cast<double>(pg.x_order.size()) - 0.5) + "]\n";
-  else if (xmin == xmax)
-    body += "set xrange [" + gnum(xmin - 1) + ":" + gnum(xmax + 1) + "]\n";
+  else
+    body += "set xrange " + report::padded_range(xmin, xmax, log_x) + "\n";
   body += plot + "\n";
   const std::string id = p99 ? "plot-latency-p99" : "plot-throughput";
   return {id, gp.svg(id, body),
           what + " against " + pg.x_path + ", one line per variant" +
-              (errors ? "; error bars are 95 % confidence intervals over the replications." : ".")};
+              (log_y ? " (log y: the series differ by "
+                       "more than 20x)"
+                     : "") +
+              (errors ? "; error bars are 95 % confidence intervals over the replications." : "."),
+          data};
 }
 
-// Latency CDF per variant from the percentiles results.json holds (min, p50, p90, p99, p999, ..., max).
-std::optional<Figure> cdf_plot(report::Gnuplot& gp, const Page& pg) {
-  std::string data, plot;
+// Latency CDF per variant from the histogram bins (latency_us.bins) of the shown runs, merged: the
+// fraction of requests below each bin's upper edge, x on a log scale; and the tail, 1 - F on a log
+// y axis, where p99, p99.9 and beyond are spread out instead of crowding under F = 1.
+std::vector<Figure> cdf_plots(report::Gnuplot& gp, const Page& pg) {
+  std::string data, cdf, tail;
+  double xmin = std::numeric_limits<double>::infinity(), xmax = 0, tail_min = 1;
   int k = 0;
   for (const auto& v : pg.variants) {
-    const auto& runs = pg.runs.at(v);
-    if (runs.empty() || !runs.front().contains("latency_us")) continue;
-    std::vector<std::pair<double, double>> pts;  // (percentile, latency)
-    for (const auto& [key, val] : runs.front().at("latency_us").items()) {
-      if (!val.is_number()) continue;
-      double pct = -1;
-      if (key == "min")
-        pct = 0;
-      else if (key == "max")
-        pct = 100;
-      else if (key.size() >= 2 && key[0] == 'p' && std::all_of(key.begin() + 1, key.end(), ::isdigit)) {
-        // p50 -> 50, p999 -> 99.9, p9999 -> 99.99: two integer digits, the rest decimals.
-        const std::string d = key.substr(1);
-        pct = std::stod(d.size() <= 2 ? d : d.substr(0, 2) + "." + d.substr(2));
-      }
-      if (pct >= 0 && val.get<double>() > 0) pts.emplace_back(pct, val.get<double>());
+    std::vector<const json*> bins;
+    double min_us = std::numeric_limits<double>::infinity();
+    for (const auto& r : pg.runs.at(v)) {
+      const json::json_pointer b("/latency_us/bins"), m("/latency_us/min");
+      if (!r.contains(b)) continue;
+      bins.push_back(&r.at(b));
+      if (r.contains(m) && r.at(m).is_number()) min_us = std::min(min_us, r.at(m).get<double>());
     }
-    if (pts.size() < 2) continue;
-    std::sort(pts.begin(), pts.end());
-    std::vector<std::string> rows;
-    for (const auto& [p, x] : pts) rows.push_back(gnum(x) + " " + gnum(p / 100));
-    data += datablock("c" + std::to_string(k), rows);
-    plot += (k ? ", " : "plot ") + std::string("$c") + std::to_string(k) +
-            " using 1:2 with linespoints lw 2 pt 7 title " + report::gp_quote(v);
+    const auto pts = report::cdf_from_bins(bins);
+    if (pts.empty()) continue;
+    // The curve starts at the smallest latency, where no request is below yet.
+    std::vector<std::string> rows, tail_rows;
+    if (std::isfinite(min_us) && min_us > 0 && min_us < pts.front().edge_us)
+      rows.push_back(gnum(min_us) + " 0");
+    for (const auto& p : pts) {
+      const double f = static_cast<double>(p.below) / static_cast<double>(p.total);
+      rows.push_back(gnum(p.edge_us) + " " + gnum(f));
+      if (p.below < p.total) {
+        const double t = static_cast<double>(p.total - p.below) / static_cast<double>(p.total);
+        tail_rows.push_back(gnum(p.edge_us) + " " + gnum(t));
+        tail_min = std::min(tail_min, t);
+      }
+    }
+    xmin = std::min(xmin, std::isfinite(min_us) && min_us > 0 ? std::min(min_us, pts.front().edge_us)
+                                                              : pts.front().edge_us);
+    xmax = std::max(xmax, pts.back().edge_us);
+    const std::string n = std::to_string(k);
+    data += datablock("c" + n, rows);
+    cdf += (k ? ", " : "plot ") + std::string("$c") + n + " using 1:2 with lines lw 2 title " +
+           report::gp_quote(v);
+    if (!tail_rows.empty()) {
+      data += datablock("t" + n, tail_rows);
+      tail += (tail.empty() ? "plot " : ", ") + std::string("$t") + n + " using 1:2 with lines lw 2 title " +
+              report::gp_quote(v);
+    }
     ++k;
   }
-  if (k == 0) return std::nullopt;
-  const std::string body = data +
-                           "set title \"latency CDF\"\nset xlabel \"latency (us, log scale)\"\n"
-                           "set ylabel \"fraction of requests\"\nset logscale x\nset yrange [0:1.02]\n"
-                           "set key inside left top\n" +
-                           plot + "\n";
-  return Figure{"plot-latency-cdf", gp.svg("plot-latency-cdf", body),
-                "Latency CDF per variant, drawn through the recorded percentiles (min, p50, p90, p99, p99.9, "
-                "max; the tail between them is interpolated). " +
-                    pg.runs_desc + "."};
+  if (k == 0) return {};
+  const std::string x = "set xlabel \"latency (us, log scale)\"\nset logscale x\nset xrange " +
+                        report::padded_range(xmin, xmax, true) + "\n";
+  std::vector<Figure> figs;
+  const std::string cdf_body = data + "set title \"latency CDF\"\n" + x +
+                               "set ylabel \"fraction of requests below\"\nset yrange " +
+                               report::padded_range(0, 1, false) + "\nset key inside left top\n" + cdf + "\n";
+  figs.push_back(
+      {"plot-latency-cdf", gp.svg("plot-latency-cdf", cdf_body),
+       "Latency CDF per variant from the latency histogram (latency_us.bins, bins about 1 % wide), "
+       "the runs merged: the fraction of requests below each bin's upper edge. " +
+           pg.runs_desc + ".",
+       data});
+  if (!tail.empty()) {
+    const std::string tail_body = data + "set title \"latency tail: 1 - CDF\"\n" + x +
+                                  "set ylabel \"fraction of requests above (log scale)\"\nset logscale y\n"
+                                  "set format y \"%g\"\nset yrange " +
+                                  report::padded_range(tail_min, 1, true) + "\nset key inside right top\n" +
+                                  tail + "\n";
+    figs.push_back(
+        {"plot-latency-tail", gp.svg("plot-latency-tail", tail_body),
+         "The tail of the same distributions: the fraction of requests above each latency, on a log "
+         "scale (0.01 is p99, 0.001 is p99.9). " +
+             pg.runs_desc + ".",
+         data});
+  }
+  return figs;
 }
 
-// CPU per thread class, stacked per variant: the mean of cpu.by_thread over the shown runs.
+// The mean of every metric per variant with its 95 % interval (compare only): one panel per
+// metric, each on its own scale (log when one variant would sit on the axis next to another).
+std::optional<Figure> ci_plot(report::Gnuplot& gp, const Page& pg) {
+  if (pg.metric_cis.empty()) return std::nullopt;
+  const int n = static_cast<int>(pg.metric_cis.size());
+  const int cols = n >= 3 ? 3 : n, rows = (n + cols - 1) / cols;
+  std::string data, body;
+  std::string xtics;
+  for (std::size_t i = 0; i < pg.variants.size(); ++i)
+    xtics += (i ? ", " : "") + report::gp_quote(pg.variants[i]) + " " + std::to_string(i);
+  body += fmt::format("set multiplot layout {},{}\nset key off\nset xtics ({})\nset xrange [-0.5:{}]\n", rows,
+                      cols, xtics, gnum(static_cast<double>(pg.variants.size()) - 0.5));
+  for (int m = 0; m < n; ++m) {
+    const auto& mc = pg.metric_cis[static_cast<std::size_t>(m)];
+    std::vector<std::string> rws;
+    std::vector<double> peaks;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, lo_pos = lo;
+    for (const auto& [v, mean, hw] : mc.by_variant) {
+      if (!std::isfinite(mean)) continue;
+      const auto pos = std::find(pg.variants.begin(), pg.variants.end(), v) - pg.variants.begin();
+      const double e = std::isfinite(hw) ? hw : 0;
+      rws.push_back(fmt::format("{} {} {}", pos, gnum(mean), gnum(e)));
+      lo = std::min(lo, mean - e);
+      hi = std::max(hi, mean + e);
+      if (mean > 0) lo_pos = std::min(lo_pos, mean - e > 0 ? mean - e : mean / 2);
+      peaks.push_back(mean);
+    }
+    if (rws.empty()) continue;
+    const bool log_y = report::needs_log_scale(peaks) && std::isfinite(lo_pos);
+    const std::string name = "m" + std::to_string(m);
+    data += datablock(name, rws);
+    body += "set title " + report::gp_quote(mc.label + (log_y ? " (log scale)" : "")) + "\n";
+    body += log_y ? "set logscale y\nset yrange " + report::padded_range(lo_pos, hi, true) + "\n"
+                  : "unset logscale y\nset yrange " + report::padded_range(lo, hi, false) + "\n";
+    body += "plot $" + name + " using 1:2:3 with yerrorbars lw 2 pt 7 ps 1.3\n";
+  }
+  body += "unset multiplot\n";
+  return Figure{"plot-means-ci", gp.svg("plot-means-ci", data + body, 960, 300 * rows),
+                "Each metric's mean per variant with its 95 % confidence interval over the replications "
+                "(Student t), one panel per metric on its own scale.",
+                data};
+}
+
+// CPU per thread class, stacked per variant: the mean of cpu.by_thread over the shown runs, with
+// the 95 % interval of their sum over those runs as an error bar.
 std::optional<Figure> cpu_plot(report::Gnuplot& gp, const Page& pg) {
   std::vector<std::string> classes;
   std::map<std::string, std::map<std::string, double>> mean;  // variant -> class -> %
+  std::map<std::string, std::vector<double>> totals;          // variant -> per run, the classes' sum
   for (const auto& v : pg.variants) {
     const auto& runs = pg.runs.at(v);
     for (const auto& r : runs) {
       const json::json_pointer ptr("/cpu/by_thread");
       if (!r.contains(ptr)) continue;
+      double total = 0;
       for (const auto& [key, val] : r.at(ptr).items()) {
         if (!val.is_number()) continue;
         std::string c = key.size() > 4 && key.ends_with("_pct") ? key.substr(0, key.size() - 4) : key;
         if (std::find(classes.begin(), classes.end(), c) == classes.end()) classes.push_back(c);
         mean[v][c] += val.get<double>() / static_cast<double>(runs.size());
+        total += val.get<double>();
       }
+      totals[v].push_back(total);
     }
   }
   if (classes.empty()) return std::nullopt;
-  std::vector<std::string> rows;
+  std::vector<std::string> rows, tot_rows;
+  double top = 0;
+  bool bars = false;
   for (const auto& v : pg.variants) {
     std::string row = report::gp_quote(v);
     for (const auto& c : classes) row += " " + gnum(mean[v][c]);
     rows.push_back(row);
+    const auto& t = totals[v];
+    double m = 0, hw = 0;
+    if (!t.empty()) {
+      const auto ci = analysis::student_t_ci(t);
+      m = ci.mean;
+      hw = std::isfinite(ci.half_width) ? ci.half_width : 0;
+      bars = bars || t.size() > 1;
+    }
+    tot_rows.push_back(gnum(m) + " " + gnum(hw));
+    top = std::max(top, m + hw);
   }
   std::string plot = "plot ";
   for (std::size_t c = 0; c < classes.size(); ++c)
     plot += (c ? ", '' using " : "$cpu using ") + std::to_string(c + 2) + (c ? "" : ":xtic(1)") + " title " +
             report::gp_quote(classes[c]);
-  const std::string body = datablock("cpu", rows) +
+  // The bars of a rowstacked histogram sit at x = 0, 1, ...: the error bars go there too.
+  if (bars)
+    plot +=
+        ", $cputotal using 0:1:2 with yerrorbars lc rgb \"black\" lw 2 pt 7 ps 0.8 title \"total ± 95% CI\"";
+  const std::string data = datablock("cpu", rows) + datablock("cputotal", tot_rows);
+  const std::string body = data +
                            "set title \"CPU by thread class\"\nset ylabel \"CPU (%, 100 = one core)\"\n"
                            "set style data histograms\nset style histogram rowstacked\n"
-                           "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
-                           "set grid noxtics\n" +
-                           plot + "\n";
+                           "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange " +
+                           report::padded_range(0, top > 0 ? top : 1, false) +
+                           "\nset xrange [-0.6:" + gnum(static_cast<double>(pg.variants.size()) - 0.4) +
+                           "]\nset grid noxtics\n" + plot + "\n";
   return Figure{"plot-cpu-by-thread", gp.svg("plot-cpu-by-thread", body),
-                "CPU use per thread class (cpu.by_thread), stacked per variant. " + pg.runs_desc + "."};
+                "CPU use per thread class (cpu.by_thread), stacked per variant" +
+                    std::string(bars ? "; the error bars are the 95 % confidence interval of the total over "
+                                       "the runs shown. "
+                                     : ". ") +
+                    pg.runs_desc + ".",
+                data};
 }
 
-// One io-wq gauge over time, one line per variant; nullopt when no run sampled it.
+// One io-wq gauge over time, one line per variant; nullopt when no run sampled it. When one
+// variant's values would sit on the axis next to another's, each variant gets a panel and a scale.
 std::optional<Figure> gauge_plot(report::Gnuplot& gp, const Page& pg, const std::string& gauge,
                                  const std::string& id, const std::string& what) {
-  std::string data, plot;
-  int k = 0;
+  struct Series {
+    std::string variant, block;
+    double tmin, tmax, ymin, ymax;
+  };
+  std::vector<Series> series;
+  std::string data;
   for (const auto& v : pg.variants) {
     const auto& runs = pg.runs.at(v);
     if (runs.empty() || !runs.front().contains("timeseries")) continue;
@@ -545,21 +689,55 @@ std::optional<Figure> gauge_plot(report::Gnuplot& gp, const Page& pg, const std:
     const auto& t = ts.at("t_ms");
     const auto& y = ts.at(gauge);
     std::vector<std::string> rows;
-    for (std::size_t i = 0; i < std::min(t.size(), y.size()); ++i)
-      rows.push_back(gnum(number_or_nan(t[i])) + " " + gnum(number_or_nan(y[i])));
-    if (rows.empty()) continue;
-    data += datablock("g" + std::to_string(k), rows);
-    plot += (k ? ", " : "plot ") + std::string("$g") + std::to_string(k) +
-            " using 1:2 with steps lw 2 title " + report::gp_quote(v);
-    ++k;
+    const double inf = std::numeric_limits<double>::infinity();
+    Series s{v, "g" + std::to_string(series.size()), inf, -inf, inf, -inf};
+    for (std::size_t i = 0; i < std::min(t.size(), y.size()); ++i) {
+      const double ti = number_or_nan(t[i]), yi = number_or_nan(y[i]);
+      rows.push_back(gnum(ti) + " " + gnum(yi));
+      if (std::isfinite(ti)) s.tmin = std::min(s.tmin, ti), s.tmax = std::max(s.tmax, ti);
+      if (std::isfinite(yi)) s.ymin = std::min(s.ymin, yi), s.ymax = std::max(s.ymax, yi);
+    }
+    if (rows.empty() || !std::isfinite(s.tmin)) continue;
+    if (!std::isfinite(s.ymin)) s.ymin = s.ymax = 0;
+    data += datablock(s.block, rows);
+    series.push_back(std::move(s));
   }
-  if (k == 0) return std::nullopt;
-  const std::string body = data + "set title " + report::gp_quote(what + " over time") +
-                           "\nset xlabel \"simulated time (ms)\"\nset ylabel " + report::gp_quote(what) +
-                           "\nset yrange [0:*]\n" + plot + "\n";
+  if (series.empty()) return std::nullopt;
+  double tmin = series.front().tmin, tmax = series.front().tmax, ymin = series.front().ymin,
+         ymax = series.front().ymax;
+  std::vector<double> peaks;
+  for (const auto& s : series) {
+    tmin = std::min(tmin, s.tmin), tmax = std::max(tmax, s.tmax);
+    ymin = std::min(ymin, s.ymin), ymax = std::max(ymax, s.ymax);
+    peaks.push_back(s.ymax);
+  }
+  const bool panels = series.size() > 1 && report::needs_log_scale(peaks);
+  std::string body = data + "set xlabel \"simulated time (ms)\"\nset ylabel " + report::gp_quote(what) +
+                     "\nset xrange " + report::padded_range(tmin, tmax, false) + "\n";
+  if (!panels) {
+    body += "set title " + report::gp_quote(what + " over time") + "\nset yrange " +
+            report::padded_range(ymin, ymax, false) + "\n";
+    for (std::size_t k = 0; k < series.size(); ++k)
+      body += (k ? ", " : "plot ") + std::string("$") + series[k].block +
+              " using 1:2 with steps lw 2 title " + report::gp_quote(series[k].variant);
+    body += "\n";
+  } else {
+    body += fmt::format("set multiplot layout {},1\nset key off\n", series.size());
+    for (std::size_t k = 0; k < series.size(); ++k)
+      body += "set title " + report::gp_quote(what + ": " + series[k].variant) + "\nset yrange " +
+              report::padded_range(series[k].ymin, series[k].ymax, false) + "\nplot $" + series[k].block +
+              fmt::format(" using 1:2 with steps lw 2 lc {}\n", k + 1);
+    body += "unset multiplot\n";
+  }
+  const int height = panels ? 240 * static_cast<int>(series.size()) : 340;
   return Figure{
-      id, gp.svg(id, body, 860, 340),
-      what + " (timeseries." + gauge + ", one sample per measurement interval). " + pg.runs_desc + "."};
+      id, gp.svg(id, body, 860, height),
+      what + " (timeseries." + gauge + ", one sample per measurement interval)" +
+          (panels ? "; one panel per variant, each on its own scale (their peaks differ by more than "
+                    "20x). "
+                  : ". ") +
+          pg.runs_desc + ".",
+      data};
 }
 
 std::string render(const fs::path& dir, const Page& pg, const std::vector<Figure>& figs,
@@ -580,9 +758,15 @@ std::string render(const fs::path& dir, const Page& pg, const std::vector<Figure
   h += "<h2 id=\"results\">Results</h2>\n" + pg.table;
   h += "<h2 id=\"plots\">Plots</h2>\n";
   for (const auto& n : notes) h += "<p class=\"note\">" + html_escape(n) + "</p>\n";
-  for (std::size_t i = 0; i < figs.size(); ++i)
+  for (std::size_t i = 0; i < figs.size(); ++i) {
     h += "<figure class=\"plot\" id=\"" + figs[i].id + "\">\n" + figs[i].svg + "\n<figcaption><b>Figure " +
-         std::to_string(i + 1) + ".</b> " + html_escape(figs[i].caption) + "</figcaption>\n</figure>\n";
+         std::to_string(i + 1) + ".</b> " + html_escape(figs[i].caption) + "</figcaption>\n";
+    // The numbers behind the figure, as gnuplot read them.
+    if (!figs[i].data.empty())
+      h += "<details class=\"data\" id=\"" + figs[i].id + "-data\"><summary>data</summary><pre>" +
+           html_escape(figs[i].data) + "</pre></details>\n";
+    h += "</figure>\n";
+  }
   return h + "</body></html>\n";
 }
 
@@ -618,11 +802,8 @@ int cmd_report(const ReportOptions& o) {
     return kExitBadInput;
   }
 
-  const std::string gnuplot = report::find_in_path("gnuplot");
-  if (gnuplot.empty()) {
-    std::cerr << "error: gnuplot not found in PATH; run ./setup.sh (it installs gnuplot-nox)\n";
-    return kExitFailed;
-  }
+  const std::string gnuplot = report::gnuplot_or_explain();
+  if (gnuplot.empty()) return kExitFailed;
   const std::string out = o.out.empty() ? (dir / "report.html").string() : o.out;
   try {
     report::Gnuplot gp(gnuplot);
@@ -632,10 +813,12 @@ int cmd_report(const ReportOptions& o) {
       figs.push_back(sweep_plot(gp, pg, false));
       figs.push_back(sweep_plot(gp, pg, true));
     }
-    if (auto f = cdf_plot(gp, pg))
-      figs.push_back(*f);
-    else
-      notes.push_back("Latency CDF skipped: the runs recorded no latency percentiles.");
+    if (auto f = ci_plot(gp, pg)) figs.push_back(*f);
+    const auto cdfs = cdf_plots(gp, pg);
+    figs.insert(figs.end(), cdfs.begin(), cdfs.end());
+    if (cdfs.empty())
+      notes.push_back(
+          "Latency CDF skipped: no run has a latency histogram (latency_us.bins) with a request in it.");
     if (auto f = cpu_plot(gp, pg))
       figs.push_back(*f);
     else

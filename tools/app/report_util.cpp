@@ -1,11 +1,20 @@
 #include "tools/app/report_util.hpp"
 
+#include <iostream>
+
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "tools/app/read_file.hpp"
 #include "tools/app/subprocess.hpp"
@@ -78,6 +87,13 @@ Csv parse_csv(const std::string& text, const std::string& name) {
   return out;
 }
 
+std::string gnuplot_or_explain() {
+  const std::string gnuplot = find_in_path("gnuplot");
+  if (gnuplot.empty())
+    std::cerr << "error: gnuplot not found in PATH; run ./setup.sh (it installs gnuplot-nox)\n";
+  return gnuplot;
+}
+
 std::string page_head(std::string_view title) {
   return R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -99,6 +115,8 @@ tr.sig td{background:#fff4cc}
 figure.plot{margin:1.2em 0;padding:.6em;border:1px solid #ddd;border-radius:4px;background:#fff}
 figure.plot svg{max-width:100%;height:auto;display:block;margin:0 auto}
 figcaption{font-size:.9em;color:#444;margin-top:.4em}
+details.data{font-size:.85em;margin-top:.3em}
+details.data pre{max-height:16em;overflow:auto;background:#f6f6f6;padding:.4em}
 p.note{color:#6b4f00;background:#fff8e1;border-left:4px solid #f0c040;padding:.4em .8em}
 code{font-family:"DejaVu Sans Mono",monospace;font-size:.92em}
 </style></head>
@@ -162,6 +180,68 @@ std::string inline_svg(const std::string& svg, const std::string& prefix) {
   // Ids, and the local references to them: xlink:href='#id', href="#id", url(#id).
   static const std::regex refs(R"((\bid=['"]|href=['"]#|url\(#))");
   return std::regex_replace(svg.substr(start), refs, "$1" + prefix + "-");
+}
+
+std::string padded_range(double lo, double hi, bool log) {
+  if (hi < lo) std::swap(lo, hi);
+  double a, b;
+  if (log) {
+    if (!(lo > 0)) throw std::invalid_argument("padded_range: a log axis needs lo > 0");
+    const double f = std::max(1.1, std::pow(hi / lo, 0.05));
+    a = lo / f;
+    b = hi * f;
+  } else {
+    const double span = hi > lo ? hi - lo : (lo != 0 ? std::abs(lo) : 1.0);
+    a = lo - 0.05 * span;
+    b = hi + 0.05 * span;
+  }
+  return fmt::format("[{}:{}]", a, b);
+}
+
+bool needs_log_scale(const std::vector<double>& series_peaks) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const double p : series_peaks)
+    if (p > 0 && std::isfinite(p)) {
+      lo = std::min(lo, p);
+      hi = std::max(hi, p);
+    }
+  return hi > 0 && lo < 0.05 * hi;
+}
+
+std::string bins_problem(const nlohmann::json& bins) {
+  if (!bins.is_array()) return ": expected an array of [upper_edge_us, count] pairs";
+  double prev = 0;
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    const auto& b = bins[i];
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number_unsigned())
+      return at + ": expected [upper_edge_us, count] with a number and a non-negative integer";
+    const double edge = b[0].get<double>();
+    if (!(edge > 0) || edge < prev || !std::isfinite(edge))
+      return at + ": expected edges that are positive, finite and ascending, got " + b[0].dump();
+    prev = edge;
+  }
+  return "";
+}
+
+std::vector<CdfPoint> cdf_from_bins(const std::vector<const nlohmann::json*>& runs_bins) {
+  std::map<double, std::uint64_t> count;  // edges are the same numbers in every run (fixed layout)
+  std::uint64_t total = 0;
+  for (const auto* bins : runs_bins)
+    for (const auto& b : *bins) {
+      const auto c = b[1].get<std::uint64_t>();
+      count[b[0].get<double>()] += c;
+      total += c;
+    }
+  std::vector<CdfPoint> out;
+  if (total == 0) return out;
+  std::uint64_t below = 0;
+  for (const auto& [edge, c] : count) {
+    if (c == 0) continue;
+    below += c;
+    out.push_back({edge, below, total});
+  }
+  return out;
 }
 
 Gnuplot::Gnuplot(std::string exe) : exe_(std::move(exe)) {

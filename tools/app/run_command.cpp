@@ -12,48 +12,23 @@
 #include "models/simulation.hpp"
 #include "models/uring/breakdown.hpp"
 #include "tools/app/commands.hpp"
+#include "tools/app/fio_json.hpp"
 #include "tools/app/load_scenario.hpp"
+#include "tools/app/lock_stat_text.hpp"
+#include "tools/app/profile_text.hpp"
 #include "uringsim_version.hpp"
 
 namespace uringsim::app {
 namespace {
 
-std::string render_profile(const nlohmann::json& p) {
-  std::string out = fmt::format("# Samples: simulated cycles; total {:.0f} busy cycles in the window\n",
-                                p.at("total_cycles").get<double>());
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& e : p.at("entries")) {
-    if (rows.size() >= 30) break;
-    // perf marks kernel symbols [k] and user-space ones [.]; our user-space labels start with "[".
-    const auto sym = e.at("symbol").get<std::string>();
-    const bool user = !sym.empty() && sym[0] == '[';
-    rows.push_back({fmt::format("{:.2f}%", e.at("pct").get<double>()), e.at("comm").get<std::string>(),
-                    user ? "[.] " + sym.substr(sym.find(']') + 2) : "[k] " + sym});
-  }
-  out += analysis::render_table({"Overhead", "Command", "Symbol"}, rows);
-  out += fmt::format("spin slow path (native_queued_spin_lock_slowpath): {:.2f}% of busy cycles\n",
-                     p.at("spin_slowpath_pct").get<double>());
-  return out;
-}
-
-std::string render_locks(const nlohmann::json& locks) {
-  std::vector<std::vector<std::string>> rows;
-  auto row = [&](const std::string& name, const nlohmann::json& s) {
-    const double acq = s.at("acquisitions").get<double>(), con = s.at("contended").get<double>();
-    rows.push_back({name, fmt::format("{:.0f}", acq), fmt::format("{:.0f}", con),
-                    fmt::format("{:.0f}", s.at("wait_ns_total").get<double>()),
-                    con > 0 ? fmt::format("{:.1f}", s.at("wait_ns_total").get<double>() / con) : "0",
-                    fmt::format("{:.1f}", s.at("wait_ns_max").get<double>()),
-                    acq > 0 ? fmt::format("{:.1f}", s.at("hold_ns_total").get<double>() / acq) : "0",
-                    fmt::format("{:.1f}", s.at("hold_ns_max").get<double>())});
-  };
-  for (const auto& [name, l] : locks.items()) {
-    row(name, l);
-    for (const auto& [site, s] : l.at("sites").items()) row("  " + site, s);
-  }
-  return analysis::render_table({"lock / call site", "acquisitions", "contentions", "wait ns total",
-                                 "wait ns mean", "wait ns max", "hold ns mean", "hold ns max"},
-                                rows);
+// The scenario as run: its name and every override given on the command line, as flags.
+std::string scenario_label(const config::Scenario& scenario, const RunOptions& o) {
+  std::string overrides;
+  if (!scenario.variant.empty()) overrides += " --variant " + scenario.variant;
+  for (const auto& set : o.sets) overrides += " --set " + set;
+  if (o.seed) overrides += " --seed " + std::to_string(*o.seed);
+  const std::string name = scenario.doc.at("name").get<std::string>();
+  return overrides.empty() ? name : name + " (" + overrides.substr(1) + ")";
 }
 
 // The latency breakdown at the mean and in the tail: one row per stage, in µs and as a share.
@@ -104,17 +79,22 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--set", o.sets, "Override a field: dotted.path=value (repeatable)")->take_all();
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
   cmd.add_flag("--profile", o.profile,
-               "Print CPU cycles by command and symbol, laid out like `perf report --sort comm,sym`");
+               "Print CPU cycles by command and symbol, laid out like `perf report --stdio --sort comm,sym`");
+  cmd.add_option("--profile-folded", o.profile_folded,
+                 "Write the profile as folded stacks (`comm;symbol cycles` per line) for flame-graph tools");
   cmd.add_option("--trace", o.trace_file, "Write a Chrome/Perfetto trace-event JSON timeline to FILE");
   cmd.add_option(
       "--trace-window-ms", o.trace_window,
       "Simulated time span of the timeline, a:b in ms (default: the first 5 ms after the warm-up)");
-  cmd.add_flag("--locks", o.locks, "Print lock statistics per lock and call site, like /proc/lock_stat");
+  cmd.add_flag("--locks", o.locks,
+               "Print lock statistics and contention points in the layout of /proc/lock_stat");
   cmd.add_flag(
       "--breakdown", o.breakdown,
       "Print where request latency goes, stage by stage, at the mean and for requests at or beyond p99");
   cmd.add_flag("--allow-violations", o.allow_violations,
                "Exit 0 even if a design-review check failed (violation, lock-order cycle, deadlock)");
+  cmd.add_option("--fio-json", o.fio_json,
+                 "fio workloads: also write the results to FILE in the layout of fio's --output-format=json");
   add_calibration_option(cmd, o.calibration);
 }
 
@@ -166,6 +146,24 @@ int cmd_run(const RunOptions& o) {
     std::cerr << "error: --trace-window-ms needs --trace FILE\n";
     return kExitBadInput;
   }
+  if (!o.profile_folded.empty())
+    if (const auto problem = file_path_problem(o.profile_folded)) {
+      std::cerr << "error: --profile-folded " << o.profile_folded << ": " << *problem << "\n";
+      return kExitBadInput;
+    }
+
+  if (!o.fio_json.empty()) {
+    const auto type = scenario.at("/workload/type").get<std::string>();
+    if (type != "fio") {
+      std::cerr << "error: --fio-json: fio's JSON layout needs a fio workload; workload.type is \"" << type
+                << "\"\n";
+      return kExitBadInput;
+    }
+    if (const auto problem = file_path_problem(o.fio_json)) {
+      std::cerr << "error: --fio-json " << o.fio_json << ": " << *problem << "\n";
+      return kExitBadInput;
+    }
+  }
 
   models::RunOutput result;
   if (const int rc = simulate_or_report([&] {
@@ -179,6 +177,11 @@ int cmd_run(const RunOptions& o) {
   try {
     analysis::write_file_atomic(out + "/results.json", analysis::dump_json(result.results));
     analysis::write_file_atomic(out + "/run_info.json", analysis::dump_json(result.run_info));
+    if (!o.profile_folded.empty())
+      analysis::write_file_atomic(o.profile_folded, folded_stacks(result.results.at("profile")));
+    if (!o.fio_json.empty())
+      analysis::write_file_atomic(
+          o.fio_json, analysis::dump_json(fio::fio_json(scenario, result.results, URINGSIM_VERSION)));
   } catch (const std::exception& e) {
     std::cerr << "error: cannot write results to " << out << ": " << e.what() << "\n";
     return kExitFailed;
@@ -186,8 +189,7 @@ int cmd_run(const RunOptions& o) {
 
   if (!o.quiet) {
     std::vector<std::vector<std::string>> rows;
-    rows.push_back({"scenario", scenario.doc.at("name").get<std::string>() +
-                                    (scenario.variant.empty() ? "" : " [" + scenario.variant + "]")});
+    rows.push_back({"scenario", scenario_label(scenario, o)});
     for (const auto& [k, v] : result.summary) rows.push_back({k, v});
     rows.push_back({"wall time",
                     fmt::format("{:.2f} s (real-time factor {:.2f})", result.run_info["wall_s"].get<double>(),
@@ -198,8 +200,8 @@ int cmd_run(const RunOptions& o) {
   }
   if (!o.quiet)
     for (const auto& r : result.reports) std::cout << "\n" << r;
-  if (o.profile) std::cout << "\n" << render_profile(result.results.at("profile"));
-  if (o.locks) std::cout << "\n" << render_locks(result.results.at("locks"));
+  if (o.profile) std::cout << "\n" << perf_report_text(result.results.at("profile"));
+  if (o.locks) std::cout << "\n" << lock_stat_text(result.results.at("locks"));
   if (o.breakdown) {
     if (result.results.contains("breakdown"))
       std::cout << "\n" << render_breakdown(result.results.at("breakdown"));

@@ -44,8 +44,8 @@ std::string run_hash(const std::string& file_hash, const std::string& variant, s
 std::vector<std::string> run_command(const std::string& scenario, const std::string& dir, std::uint64_t seed,
                                      const std::string& variant, const std::vector<std::string>& sets,
                                      bool allow_violations, const Runner& runner) {
-  std::vector<std::string> c = {self_exe(), runner.command, scenario, "--quiet",
-                                "--out",    dir,            "--seed",  std::to_string(seed)};
+  std::vector<std::string> c = {self_exe(), runner.command,      scenario, "--quiet", "--out", dir,
+                                "--seed",   std::to_string(seed)};
   c.insert(c.end(), runner.args.begin(), runner.args.end());
   if (!runner.calibration.empty()) c.insert(c.end(), {"--calibration", runner.calibration});
   if (!variant.empty()) c.insert(c.end(), {"--variant", variant});
@@ -150,6 +150,13 @@ int interrupted_exit(const std::string& label, int signal, std::size_t not_run) 
       "command again to resume\n",
       label, signal == SIGINT ? "SIGINT" : "SIGTERM", not_run, not_run == 1 ? "" : "s");
   return 128 + signal;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
 
 }  // namespace uringsim::app::study

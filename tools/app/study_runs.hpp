@@ -85,4 +85,7 @@ class Progress {
 // The message after an interrupted study (to stderr), and its exit code: 128 + the signal.
 int interrupted_exit(const std::string& label, int signal, std::size_t not_run);
 
+// A CSV field (RFC 4180): quoted, with "" for a quote, when it holds a comma, quote or line break.
+std::string csv_field(const std::string& s);
+
 }  // namespace uringsim::app::study

@@ -122,12 +122,7 @@ using nlohmann::json;
 
 constexpr const char* kSpecFile = "sweep_spec.json";
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+using study::csv_field;
 
 // A point's marker: its presence with the point's hash is what marks the point finished.
 constexpr const char* kMarker = "point.json";
@@ -347,12 +342,12 @@ int cmd_sweep(const SweepOptions& o) {
   json grids_json = json::array();
   for (const auto& g : grids) grids_json.push_back({{"path", g.path}, {"values", g.values}});
   json spec = {{"scenario", o.scenario},
-                     {"scenario_file_hash", file_hash},
-                     {"sets", o.sets},
-                     {"grids", grids_json},
-                     {"variants", no_variants ? json::array() : json(variants)},
-                     {"reps", o.reps},
-                     {"points", points}};
+               {"scenario_file_hash", file_hash},
+               {"sets", o.sets},
+               {"grids", grids_json},
+               {"variants", no_variants ? json::array() : json(variants)},
+               {"reps", o.reps},
+               {"points", points}};
   if (o.runner != "run") spec["runner"] = o.runner;
   if (!o.calibration.empty()) spec["calibration"] = {{"file", o.calibration}, {"hash", calibration_hash}};
 

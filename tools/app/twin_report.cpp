@@ -121,11 +121,8 @@ int cmd_twin_report(const ReportOptions& o) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const std::string gnuplot = report::find_in_path("gnuplot");
-  if (gnuplot.empty()) {
-    std::cerr << "error: gnuplot not found in PATH; run ./setup.sh (it installs gnuplot-nox)\n";
-    return kExitFailed;
-  }
+  const std::string gnuplot = report::gnuplot_or_explain();
+  if (gnuplot.empty()) return kExitFailed;
   const std::string out = o.out.empty() ? (dir / "report.html").string() : o.out;
   try {
     std::vector<std::string> paths;
