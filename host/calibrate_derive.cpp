@@ -209,6 +209,15 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
       scaled(m.nop_b, G));
   const double post = e.value("cqe_post_cycles");
 
+  // A schedule() that finds the caller runnable: sched_yield with nothing else on the CPU.
+  const double yield = median(m.sched_yield);
+  e.put("schedule_noswitch_cycles", e.cyc(yield - S),
+        fmt::format("sched_yield() with nothing else runnable on its CPU ({:.1f} ns: yield_task_fair and a "
+                    "__schedule that picks the caller again), less one syscall entry + exit (getppid {:.1f} "
+                    "ns) = {:.1f} ns {} = {:.0f} cycles",
+                    yield, S, yield - S, at_ghz, e.cyc(yield - S)),
+        scaled(minus(m.sched_yield, m.null_syscall), G));
+
   // Wake-ups. The same-CPU ping-pong gives the switch; the cross-CPU ones the waker's work and the delay.
   const double ow_same = median(m.pingpong_same), w_same = median(m.wake_call_same);
   const double ctx = e.cyc(ow_same - w_same - S);

@@ -13,6 +13,7 @@ struct Measurements {
   std::vector<double> null_syscall;     // getppid()
   std::vector<double> futex_wake_none;  // FUTEX_WAKE on a word nobody waits on
   std::vector<double> enter_null;       // io_uring_enter(fd, 0, 0, 0)
+  std::vector<double> sched_yield;      // sched_yield() alone on its CPU: a schedule() that picks the caller
   std::vector<int> nop_batches;         // the n of the NOP batch fit
   std::vector<double> nop_a, nop_b;     // per round: io_uring_submit_and_wait of n NOPs = a + b n
 

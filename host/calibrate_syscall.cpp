@@ -1,5 +1,6 @@
 // Syscall entry/exit and the NOP batch: what one io_uring_enter costs and what each SQE adds.
 #include <liburing.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,10 +42,13 @@ void measure_syscalls(const Bench& b, Measurements& m) {
       m.null_syscall.push_back(per_call_ns(20, 100, [] { ::syscall(SYS_getppid); }));
       m.futex_wake_none.push_back(per_call_ns(20, 100, [&] { futex_wake(word, 1); }));
       m.enter_null.push_back(per_call_ns(20, 100, [&] { io_uring_enter(ring.fd(), 0, 0, 0, nullptr); }));
+      // Nothing else runs on this CPU, so __schedule picks the caller again: no switch.
+      m.sched_yield.push_back(per_call_ns(20, 100, [] { ::sched_yield(); }));
     }
     b.say(fmt::format(
-        "  null syscall {:.0f} ns, FUTEX_WAKE (no waiter) {:.0f} ns, null io_uring_enter {:.0f} ns",
-        median(m.null_syscall), median(m.futex_wake_none), median(m.enter_null)));
+        "  null syscall {:.0f} ns, FUTEX_WAKE (no waiter) {:.0f} ns, null io_uring_enter {:.0f} ns, "
+        "sched_yield alone {:.0f} ns",
+        median(m.null_syscall), median(m.futex_wake_none), median(m.enter_null), median(m.sched_yield)));
 
     // T(n) = a + b n per round, over batch sizes that give the line both ends.
     m.nop_batches = {1, 2, 4, 8, 16, 32, 64};

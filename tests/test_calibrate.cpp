@@ -80,6 +80,7 @@ host::calib::Measurements synthetic() {
   m.null_syscall = v(100);
   m.futex_wake_none = v(120);
   m.enter_null = v(110);
+  m.sched_yield = v(210);
   m.nop_batches = {1, 2, 4, 8, 16, 32, 64};
   m.nop_a = v(150);
   m.nop_b = v(20);
@@ -197,6 +198,7 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // hand-off; the delay is what is left of the cross-CPU one-way time.
   CHECK(c.costs.at("wake_cycles").value == Approx((2000 - 120) * G));
   CHECK(c.costs.at("context_switch_cycles").value == Approx((1200 - 400 - 100) * G));
+  CHECK(c.costs.at("schedule_noswitch_cycles").value == Approx((210 - 100) * G));
   CHECK(c.costs.at("wakeup_latency_ns").value == Approx(6000 - 2000 - (1200 - 400 - 100)));
   CHECK(c.machine.wake_idle_ns == Approx(6000));
   CHECK(c.machine.wake_busy_ns == Approx(5000));
@@ -431,14 +433,13 @@ TEST_CASE("calibrate: the io-wq spin sections per item that derive subtracts are
       {"ctx->completion_lock", "io_req_complete_post"}};
   REQUIRE(per_item_sites.size() == static_cast<std::size_t>(host::calib::kIowqSpinSectionsPerItem));
   for (const int depth : {8, 16}) {
-    nlohmann::json s = {
-        {"name", "nop-one-worker"},
-        {"seed", 1},
-        {"warmup_ms", 2},
-        {"duration_ms", 10},
-        {"machine", {{"cores", 1}, {"ghz", 1.0}}},
-        {"kernel", {{"era", "6.x"}, {"iowq", {{"max_bound", 1}}}}},
-        {"workload", {{"type", "nop"}, {"depth", depth}, {"force_async", true}, {"cpu", 0}}}};
+    nlohmann::json s = {{"name", "nop-one-worker"},
+                        {"seed", 1},
+                        {"warmup_ms", 2},
+                        {"duration_ms", 10},
+                        {"machine", {{"cores", 1}, {"ghz", 1.0}}},
+                        {"kernel", {{"era", "6.x"}, {"iowq", {{"max_bound", 1}}}}},
+                        {"workload", {{"type", "nop"}, {"depth", depth}, {"force_async", true}, {"cpu", 0}}}};
     const std::string path = write(dir / ("depth" + std::to_string(depth) + ".json"), s.dump());
     const auto r = testing::run_results("calibrate-iowq-locks-" + std::to_string(depth), path);
     const double nops = r.at("nop").at("batches_window").get<double>() * depth;
