@@ -44,7 +44,8 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   m.sched.idle_exit_ns = s.at("/machine/idle_exit_ns").get<double>();
   m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
   const auto policy = s.at("/kernel/sched").get<std::string>();
-  const bool eevdf = policy == "eevdf" || (policy == "auto" && s.at("/kernel/era").get<std::string>() == "6.x");
+  const bool eevdf =
+      policy == "eevdf" || (policy == "auto" && s.at("/kernel/era").get<std::string>() == "6.x");
   m.sched.policy = eevdf ? sim::SchedPolicy::Eevdf : sim::SchedPolicy::Cfs;
   return m;
 }

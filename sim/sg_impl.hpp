@@ -31,10 +31,10 @@ struct Thread::Impl {
   simgrid::s4u::ActorPtr actor;
   simgrid::s4u::SemaphorePtr sem = simgrid::s4u::Semaphore::create(0);
   enum class Wait { None, Park, Grant, Dispatch, Work };  // Work: running CPU work (preemptible)
-  Wait waiting = Wait::None;  // what the thread is blocked on
-  bool released = false;      // the semaphore was released for the current wait
-  bool unparked = false;      // ... by an unpark (not by the scheduler's re-check of a spin)
-  bool forever = false;       // blocked without a timeout (counts for deadlock detection)
+  Wait waiting = Wait::None;                              // what the thread is blocked on
+  bool released = false;                                  // the semaphore was released for the current wait
+  bool unparked = false;  // ... by an unpark (not by the scheduler's re-check of a spin)
+  bool forever = false;   // blocked without a timeout (counts for deadlock detection)
 };
 
 }  // namespace uringsim::sim

@@ -18,19 +18,20 @@ struct PrimitiveCosts {
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
   Cycles migrate_cycles = 0;
-  Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)  // a thread's first run on another CPU: its cache state follows it
+  Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)  // a
+                                        // thread's first run on another CPU: its cache state follows it
 };
 
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.
 enum class SchedPolicy { Cfs, Eevdf };
 struct SchedSpec {
   SchedPolicy policy = SchedPolicy::Eevdf;
-  double hz = 250;                // CONFIG_HZ: ticks per second
-  TimeNs base_slice_ns = 750e3;   // sysctl_sched_base_slice (EEVDF) / sched_min_granularity (CFS)
-  TimeNs latency_ns = 6e6;        // CFS sysctl_sched_latency
-  TimeNs wakeup_gran_ns = 1e6;    // CFS sysctl_sched_wakeup_granularity
-  TimeNs idle_exit_ns = 0;        // waking a CPU that halted: leaving its idle state
-  TimeNs halt_poll_ns = 0;        // an idle CPU polls this long before it halts
+  double hz = 250;               // CONFIG_HZ: ticks per second
+  TimeNs base_slice_ns = 750e3;  // sysctl_sched_base_slice (EEVDF) / sched_min_granularity (CFS)
+  TimeNs latency_ns = 6e6;       // CFS sysctl_sched_latency
+  TimeNs wakeup_gran_ns = 1e6;   // CFS sysctl_sched_wakeup_granularity
+  TimeNs idle_exit_ns = 0;       // waking a CPU that halted: leaving its idle state
+  TimeNs halt_poll_ns = 0;       // an idle CPU polls this long before it halts
 };
 
 struct MachineSpec {
@@ -39,7 +40,7 @@ struct MachineSpec {
   // CPUs of other machines (e.g. remote clients), numbered after the machine's own cores. Threads
   // there should be spawned unaccounted: they are not part of the simulated machine's CPU use.
   int external_cpus = 0;
-  SchedSpec sched;
+  SchedSpec sched{};
 };
 
 }  // namespace uringsim::sim

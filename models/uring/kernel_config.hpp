@@ -34,7 +34,7 @@ struct KernelConfig {
   int sq_entries = 4096;
   int cq_entries = 8192;
   // SQPOLL (kernel.sqpoll)
-  sim::TimeNs sq_idle_ns = 1e9;         // sq_thread_idle
+  sim::TimeNs sq_idle_ns = 1e9;  // sq_thread_idle
   // Upstream takes sq_thread_idle in ms and counts it in jiffies (msecs_to_jiffies); the 5.x eras
   // model seed 001's RFC, whose part 1/2 made it ns-granular. 0: counted in ns.
   int sq_idle_jiffies = 0;

@@ -35,7 +35,8 @@ void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   file_ = std::make_unique<NopFile>(c_);
   sim::ThreadOptions o;
   o.pinned = cpu_ >= 0;
-  ring_->task.set_thread(engine.spawn("nop_test", "nop_test", cpu, [this] { submitter_main(); }, o));
+  ring_->task.set_thread(engine.spawn(
+      "nop_test", "nop_test", cpu, [this] { submitter_main(); }, o));
   const std::string ring = "io_uring (SQ/CQ)";
   engine.declare("ring", ring);
   engine.declare_edge("nop_test", ring, "io_uring_enter: submit a batch, wait for all of it");

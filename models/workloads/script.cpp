@@ -83,7 +83,8 @@ void ScriptModel::build(sim::Engine& engine, analysis::RunMetrics&) {
   for (const auto& t : threads_) {
     sim::ThreadOptions o;
     o.start_ns = t.start_ns;  // it comes into being then, already running
-    engine.spawn(t.name, "script", t.cpu, [this, &t] { run_thread(t); }, o);
+    engine.spawn(
+        t.name, "script", t.cpu, [this, &t] { run_thread(t); }, o);
   }
   // Topology: which thread takes which lock, and where.
   std::set<std::tuple<std::string, std::string, std::string>> uses;
