@@ -22,3 +22,9 @@ if [ -f scenarios/seeds/async-hybrid.json ]; then
   run "async-hybrid blocking (1 s)" scenarios/seeds/async-hybrid.json --variant blocking --set duration_ms=900
   run "async-hybrid hybrid (1 s)" scenarios/seeds/async-hybrid.json --variant hybrid --set duration_ms=900
 fi
+run "seed 001 with (1 s)" scenarios/seeds/sqpoll-deputy.json --variant with --set duration_ms=900
+run "seed 003 global (0.1 s)" scenarios/seeds/iowq-lock-split.json --variant global
+run "seed 003 split (0.1 s)" scenarios/seeds/iowq-lock-split.json --variant split
+# The 2-core IOSQE_ASYNC echo of the host twin: 100 connections, one local client thread.
+run "2-core async echo (0.5 s)" scenarios/twin/echo-pinned.json --variant async-4 --set workload.connections=100
+run "2-core inline echo (0.5 s)" scenarios/twin/echo-pinned.json --variant inline --set workload.connections=100

@@ -330,12 +330,32 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                     "syscall (getppid {:.0f} ns) = {:.0f} ns {} = {:.0f} cycles",
                     eagain, S, eagain - S, at_ghz, e.cyc(eagain - S)),
         scaled(m.recv_eagain, G));
-  e.put(
-      "client_round_trip_cycles", e.cyc(s_small + r_small),
-      fmt::format("a local client's two calls per round trip, with their syscalls: send() {:.0f} ns + recv() "
-                  "{:.0f} ns of {} B = {:.0f} ns {} = {:.0f} cycles",
-                  s_small, r_small, m.tcp_small, s_small + r_small, at_ghz, e.cyc(s_small + r_small)),
-      scaled(plus(m.send_small, m.recv_small), G));
+  const double ep = median(m.epoll_wait_one);
+  e.put("epoll_wait_cycles", e.cyc(ep),
+        fmt::format("epoll_wait(maxevents 64, timeout 0) on an epoll set with one readable loopback socket "
+                    "(level-triggered): {:.1f} ns {} = {:.0f} cycles, the call with one event returned",
+                    ep, at_ghz, e.cyc(ep)),
+        scaled(m.epoll_wait_one, G));
+
+  // A loopback message whose two ends run on different CPUs: the extra time over the same-CPU
+  // round trip, per message, in cache lines moved at the measured core-to-core cost.
+  if (!m.tcp_rtt_cross.empty() && !m.line_one_way.empty()) {
+    const double same = median(m.tcp_rtt_same), cross = median(m.tcp_rtt_cross);
+    const double line_ns = median(m.line_one_way);
+    const double lines = (cross - same) / 2 / line_ns;
+    std::vector<double> per_round;
+    for (std::size_t i = 0; i < std::min(m.tcp_rtt_same.size(), m.tcp_rtt_cross.size()); ++i)
+      per_round.push_back((m.tcp_rtt_cross[i] - m.tcp_rtt_same[i]) / 2 / line_ns);
+    e.put("tcp_cross_cpu_lines", lines,
+          fmt::format(
+              "12 B round trips over one loopback connection with spinning receivers: the far end on "
+              "the other CPU {:.0f} ns, both ends on one CPU {:.0f} ns; per message ({:.0f} - {:.0f}) / 2 "
+              "= {:.0f} ns, in cache-line transfers of {:.1f} ns (the bounce above) = {:.1f} lines",
+              cross, same, cross, same, (cross - same) / 2, line_ns, lines),
+          per_round);
+  } else {
+    e.keep("tcp_cross_cpu_lines", why_not(m.cross_cpu_unavailable));
+  }
 
   // Poll on a DEFER_TASKRUN ring: arm, wake and task_work run land in three different calls.
   if (m.poll_unavailable.empty() && !m.poll_add.empty()) {

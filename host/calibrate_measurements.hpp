@@ -39,6 +39,9 @@ struct Measurements {
   int tcp_small = 64, tcp_large = 16384;                               // message sizes, bytes
   std::vector<double> send_small, send_large, recv_small, recv_large;  // send() / recv() that finds the data
   std::vector<double> recv_eagain;  // recv(MSG_DONTWAIT) on an empty socket
+  std::vector<double> epoll_wait_one;  // epoll_wait(64, timeout 0) with one readable socket
+  // 12 B round trips, receivers spinning: both ends on one CPU, and the far end on the other one.
+  std::vector<double> tcp_rtt_same, tcp_rtt_cross;
 
   // Poll on a DEFER_TASKRUN ring, one thread (calibrate_poll.cpp); 64-byte messages.
   std::vector<double> poll_add;         // submit of IORING_OP_POLL_ADD(POLLIN) on an empty socket: armed

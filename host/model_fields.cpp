@@ -50,6 +50,9 @@ std::vector<ModelField> model_only_fields(const config::Scenario& s, const Machi
   if (async_mode != "auto" && async_mode != "hybrid")
     add("/kernel/async_mode",
         own_kernel + ", whose io-wq workers try non-blocking and then arm poll (hybrid)");
+  if (s.at("/kernel/forced_reissue").get<std::string>() != "auto")
+    add("/kernel/forced_reissue",
+        own_kernel + ", which decides where a poll-woken IOSQE_ASYNC request is re-issued");
   if (s.at("/kernel/apoll_ready").get<std::string>() != "auto")
     add("/kernel/apoll_ready", own_kernel + ", which decides how a ready poll is re-issued");
   if (s.at("/kernel/iowq/lock").get<std::string>() != "auto")

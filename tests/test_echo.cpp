@@ -86,3 +86,55 @@ TEST_CASE("echo: requests cancelled because io-wq could not create a worker are 
   CHECK(r["echo"]["failed_ops"].get<int>() == 2);
   CHECK(tput(r) == Approx(166900).epsilon(0.02));  // the clients' rate, as without failures
 }
+
+namespace {
+// The twin's echo: server on CPU 0, one local epoll client thread on CPU 1 (or on CPU 0).
+nlohmann::json run_local(const std::string& name, int connections, const std::string& extra = "") {
+  return run_results(
+      name, source_path("scenarios/twin/echo-pinned.json") +
+                " --variant inline --set warmup_ms=5 --set duration_ms=20 --set workload.connections=" +
+                std::to_string(connections) + " " + extra);
+}
+double symbol_cycles(const nlohmann::json& r, const std::string& comm, const std::string& symbol) {
+  for (const auto& e : r["profile"]["entries"])
+    if (e["comm"] == comm && e["symbol"] == symbol) return e["cycles"].get<double>();
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("echo: a local client is an epoll loop that sleeps with one connection and batches with many") {
+  // One connection: each echo finds the client asleep in epoll_wait, so one call per round trip
+  // and the server wakes it every time. 100 connections: the client is busy, each call returns
+  // many ready connections, and wake-ups become rare.
+  const double ep = 700;
+  const auto one = run_local("local-epoll-1", 1, "--set costs.epoll_wait_cycles=700");
+  const auto many = run_local("local-epoll-100", 100, "--set costs.epoll_wait_cycles=700");
+  const double rt1 = one["echo"]["round_trips_window"].get<double>();
+  const double rt100 = many["echo"]["round_trips_window"].get<double>();
+  REQUIRE(rt1 > 100);
+  REQUIRE(rt100 > 100);
+  const double calls1 = symbol_cycles(one, "client", "ep_poll") / ep / rt1;
+  const double calls100 = symbol_cycles(many, "client", "ep_poll") / ep / rt100;
+  CHECK(calls1 == Approx(1.0).epsilon(0.05));
+  CHECK(calls100 < 0.5);
+  CHECK(symbol_cycles(one, "client", "__schedule") > 0);  // switched back in after each sleep
+}
+
+TEST_CASE("echo: a loopback message read on another CPU than it was sent from pays its cache lines") {
+  // The client's recv costs tcp_recv alone when it runs on the server's CPU, and lines x transfer
+  // more per echo when it runs on the other one.
+  const std::string costs =
+      " --set costs.tcp_recv_cycles=1000 --set costs.syscall_cycles=0 --set costs.tcp_byte_cycles=0";
+  const auto cross =
+      run_local("lines-cross", 1,
+                costs + " --set costs.tcp_cross_cpu_lines=10 --set costs.spin_lock_migrate_cycles=100");
+  const auto same = run_local("lines-same", 1,
+                              costs +
+                                  " --set 'workload.client_cpus=[0]' --set costs.tcp_cross_cpu_lines=10 "
+                                  "--set costs.spin_lock_migrate_cycles=100");
+  const auto per_echo = [](const nlohmann::json& r) {
+    return symbol_cycles(r, "client", "[client]_tcp_recvmsg") / r["echo"]["round_trips_window"].get<double>();
+  };
+  CHECK(per_echo(same) == Approx(1000).epsilon(0.02));
+  CHECK(per_echo(cross) == Approx(1000 + 10 * 100).epsilon(0.02));
+}

@@ -186,3 +186,26 @@ TEST_CASE("uring: hybrid async mode: a forced-async recv on an empty socket arms
   CHECK(r.tw_items == 1);
   CHECK(r.unbound_created == 1);
 }
+
+TEST_CASE("uring: since 6.3 a poll-woken forced-async recv goes back to io-wq (io_req_task_submit)") {
+  UringCosts uc = test::zero_uring_costs();
+  uc.tw_run = 50;
+  KernelConfig k = test::test_kernel();
+  k.async_mode = AsyncMode::Hybrid;
+  k.forced_reissue_iowq = true;
+  const auto r = run_forced_async_recv(k, uc);
+  REQUIRE(r.seen.size() == 1);
+  CHECK(r.seen[0].result == 64);
+  // Delivery at 10000 queues task_work and wakes the owner (1000); its task_work (50) queues the
+  // request to io-wq and wakes the idle worker (1000), which receives (200) and posts the CQE at
+  // 12250; that wakes the owner again (1000): 13250, two wake-ups later than the inline re-issue.
+  CHECK(r.seen[0].t == Approx(13250.0));
+  const auto& s = r.stats;
+  CHECK(s.poll_woken == 1);
+  CHECK(s.reissued_to_iowq == 1);
+  CHECK(s.punted == 2);            // the submission's and the re-issue's
+  CHECK(s.iowq_completed == 1);    // the worker completed it the second time
+  CHECK(s.inline_completed == 0);  // the task_work did not issue it
+  CHECK(r.tw_items == 1);
+  CHECK(r.unbound_created == 1);  // the same worker, idle again on the free list, took it
+}

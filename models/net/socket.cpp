@@ -20,8 +20,9 @@ sim::Label sym_send() {
 Socket::Socket(int conn, const UringCosts& costs, std::function<void(int, std::uint32_t)> on_send)
     : conn_(conn), costs_(costs), on_send_(std::move(on_send)) {}
 
-void Socket::deliver(std::uint32_t bytes) {
+void Socket::deliver(std::uint32_t bytes, int from_cpu) {
   rx_bytes_ += bytes;
+  rx_from_cpu_ = from_cpu;
   // sk_data_ready: wake every poll entry (each queues task_work to its request's task) and the
   // blocking readers.
   std::vector<Request*> fired;
@@ -34,7 +35,11 @@ void Socket::do_recv(Request& req) {
   const std::uint32_t got = static_cast<std::uint32_t>(std::min<std::uint64_t>(rx_bytes_, req.bytes));
   rx_bytes_ -= got;
   req.result = static_cast<int>(got);
-  sim::current().charge(costs_.tcp_recv + costs_.tcp_byte * got, sym_recv());
+  auto& self = sim::current();
+  self.charge(costs_.tcp_recv + costs_.tcp_byte * got, sym_recv());
+  if (rx_from_cpu_ >= 0 && rx_from_cpu_ != self.cpu())  // the sender's lines come over
+    self.charge(costs_.tcp_cross_cpu_lines * costs_.cacheline_transfer, sym_recv());
+  if (rx_bytes_ == 0) rx_from_cpu_ = -1;
 }
 
 void Socket::do_send(Request& req) {

@@ -19,8 +19,9 @@ class Socket final : public File {
   int conn() const { return conn_; }
   std::uint64_t readable_bytes() const { return rx_bytes_; }
 
-  // The peer's data arrives (in the waker's context).
-  void deliver(std::uint32_t bytes);
+  // The peer's data arrives (in the waker's context). from_cpu: the CPU of a local sender, whose
+  // cache lines the receiver pulls if it reads on another CPU; -1 for data from the network.
+  void deliver(std::uint32_t bytes, int from_cpu = -1);
 
   bool pollable() const override { return true; }
   bool try_issue(Request& req) override;
@@ -36,6 +37,7 @@ class Socket final : public File {
   const UringCosts& costs_;
   std::function<void(int, std::uint32_t)> on_send_;
   std::uint64_t rx_bytes_ = 0;
+  int rx_from_cpu_ = -1;           // the local sender of the queued data, -1 if none
   std::vector<Request*> pollers_;  // armed async polls waiting for POLLIN
   sim::WaitQueue sleepers_;        // threads in a blocking recv
 };

@@ -199,6 +199,12 @@ void IoRingCtx::poll_task_func(Request& req) {
     sim::report_violation("wrong_context", syms().path_tw_issue, req.id,
                           "task_work of " + t.thread().name() + " run by another thread");
   to_stage(req, Stage::Issue);
+  if (req.force_async && k_.forced_reissue_iowq) {  // io_req_task_submit -> io_queue_iowq
+    trace_step(req, 't', "task_work: back to io-wq");
+    ++stats_.reissued_to_iowq;
+    queue_async_work(req);
+    return;
+  }
   trace_step(req, 't', "task_work re-issue");
   issue_inline(req);
 }
@@ -535,13 +541,21 @@ bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
 
 nlohmann::json IoRingCtx::to_json() const {
   const auto& s = stats_;
-  return {{"sqes_submitted", s.sqes_submitted}, {"cqes_posted", s.cqes_posted},
-          {"in_flight_at_end", in_flight()},    {"cq_overflowed", s.cq_overflowed},
-          {"overflow_at_end", overflow_len()},  {"inline_completed", s.inline_completed},
-          {"poll_armed", s.poll_armed},         {"poll_ready_at_arm", s.poll_ready_at_arm},
-          {"poll_woken", s.poll_woken},         {"punted", s.punted},
-          {"iowq_completed", s.iowq_completed}, {"worker_blocking_issues", s.worker_blocked},
-          {"iowq_cancelled", s.iowq_cancelled}, {"task_work_items", owner_.items_run()}};
+  return {{"sqes_submitted", s.sqes_submitted},
+          {"cqes_posted", s.cqes_posted},
+          {"in_flight_at_end", in_flight()},
+          {"cq_overflowed", s.cq_overflowed},
+          {"overflow_at_end", overflow_len()},
+          {"inline_completed", s.inline_completed},
+          {"poll_armed", s.poll_armed},
+          {"poll_ready_at_arm", s.poll_ready_at_arm},
+          {"poll_woken", s.poll_woken},
+          {"punted", s.punted},
+          {"reissued_to_iowq", s.reissued_to_iowq},
+          {"iowq_completed", s.iowq_completed},
+          {"worker_blocking_issues", s.worker_blocked},
+          {"iowq_cancelled", s.iowq_cancelled},
+          {"task_work_items", owner_.items_run()}};
 }
 
 }  // namespace uringsim::models

@@ -35,6 +35,8 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   const auto ready = s.at("/kernel/apoll_ready").get<std::string>();
   k.apoll_ready =
       ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
+  const auto reissue = s.at("/kernel/forced_reissue").get<std::string>();
+  k.forced_reissue_iowq = reissue == "iowq" || (reissue == "auto" && k.era == "6.x");
   k.sq_entries = s.at("/kernel/ring/sq_entries").get<int>();
   const int cq = s.at("/kernel/ring/cq_entries").get<int>();
   k.cq_entries = cq > 0 ? cq : 2 * k.sq_entries;
@@ -75,7 +77,7 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.tcp_recv_eagain = t.get("tcp_recv_eagain_cycles");
   c.tcp_byte = t.get("tcp_byte_cycles");
   c.net_one_way_ns = t.get("net_one_way_ns");
-  c.client_round_trip = t.get("client_round_trip_cycles");
+  c.epoll_wait = t.get("epoll_wait_cycles");
   c.poll_arm = t.get("poll_arm_cycles");
   c.poll_wake = t.get("poll_wake_cycles");
   c.tw_add = t.get("tw_add_cycles");
@@ -90,6 +92,7 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.iowq_free_list_lines = t.get("iowq_free_list_lines");
   c.iowq_count_lines = t.get("iowq_count_lines");
   c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
+  c.tcp_cross_cpu_lines = t.get("tcp_cross_cpu_lines");
   c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");

@@ -20,6 +20,9 @@ struct KernelConfig {
   std::string era;
   AsyncMode async_mode = AsyncMode::Hybrid;
   ApollReady apoll_ready = ApollReady::TaskWork;
+  // io_req_task_submit obeys REQ_F_FORCE_ASYNC (6.3+): a poll-woken IOSQE_ASYNC request goes back
+  // to io-wq instead of being issued in the task's task_work.
+  bool forced_reissue_iowq = false;
   int max_bound = 0;            // resolved: never 0
   int max_unbound = 0;          // resolved: never 0
   bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone
@@ -50,12 +53,13 @@ struct UringCosts {
   sim::Cycles syscall, sqe_submit, file_lookup;
   sim::Cycles tcp_send, tcp_recv, tcp_recv_eagain, tcp_byte;
   sim::TimeNs net_one_way_ns;
-  sim::Cycles client_round_trip;
+  sim::Cycles epoll_wait;  // a local client's epoll_wait call
   sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
   sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
   // Shared data lines written inside io-wq's locked sections, and what one line costs to fetch from
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
+  double tcp_cross_cpu_lines;  // lines a loopback message moves when its ends run on different CPUs
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
   sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io, nop_issue;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/engine.hpp"
+#include "sim/sched.hpp"
 
 namespace uringsim::models {
 namespace {
@@ -71,7 +72,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
       o.accounted = false;
     }
     drivers_[d].thread = &engine.spawn(
-        fmt::format("client-{}", d), "client", cpu, [this, d] { driver_main(drivers_[d]); }, o);
+        fmt::format("client-{}", d), "client", cpu,
+        [this, d] { local_clients_ ? local_client_main(drivers_[d]) : driver_main(drivers_[d]); }, o);
   }
 
   sim::ThreadOptions so;
@@ -94,7 +96,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   for (int i = 0; i < connections_; ++i) {
     const sim::TimeNs t = first.uniform01() * kFirstSendSpreadNs;
     conns_[i].t_sent = t;
-    drivers_[conns_[i].driver].heap.push({t + c_.net_one_way_ns, i});
+    // Remote clients: the heap holds arrivals at the server; local ones: their own send times.
+    drivers_[conns_[i].driver].heap.push({local_clients_ ? t : t + c_.net_one_way_ns, i});
   }
 }
 
@@ -163,6 +166,18 @@ void EchoModel::server_main() {
 
 void EchoModel::on_server_send(int conn) {
   const sim::TimeNs now = sim::current().local_now_ns();  // after the sender's CPU work
+  if (local_clients_) {
+    // Loopback: the receive softirq ran inside the send (tcp_send_cycles), so the echo is readable
+    // now; sk_data_ready's ep_poll_callback wakes the client if it sleeps in epoll_wait.
+    Driver& d = drivers_[conns_[conn].driver];
+    conns_[conn].echo_from_cpu = sim::current().cpu();
+    d.ready.push_back(conn);
+    if (d.in_wait) {
+      d.in_wait = false;
+      sim::wake_up_process(*d.thread);
+    }
+    return;
+  }
   const sim::TimeNs t_echo = now + c_.net_one_way_ns;
   if (t_echo > engine_->window_end_ns()) return;  // the echo lands after the end: still in flight
   Conn& cn = conns_[conn];
@@ -180,7 +195,6 @@ void EchoModel::schedule_arrival(int conn, sim::TimeNs t_arrive) {
 }
 
 void EchoModel::driver_main(Driver& d) {
-  static const sim::Label client = sim::intern("[client] send/recv");
   auto& self = sim::current();
   for (;;) {
     if (d.heap.empty()) {
@@ -198,10 +212,63 @@ void EchoModel::driver_main(Driver& d) {
       continue;
     }
     d.heap.pop();
-    if (local_clients_) self.charge(c_.client_round_trip, client);
     metrics_->submitted(conns_[ev.conn].t_sent);
     sockets_[ev.conn]->deliver(msg_bytes_);
   }
+}
+
+// As the host's client runs (host/echo_runner.cpp): epoll_wait for up to 64 readable connections,
+// recv() each echo, send() the next message after the think time (a timer when it is not 0).
+void EchoModel::local_client_main(Driver& d) {
+  static const sim::Label epoll = sim::intern("ep_poll");
+  static const sim::Label recv = sim::intern("[client]_tcp_recvmsg");
+  constexpr int kMaxEvents = 64;
+  auto& self = sim::current();
+  for (;;) {
+    self.charge(c_.epoll_wait, epoll);
+    const bool timer_due = !d.heap.empty() && d.heap.top().t <= self.local_now_ns();
+    if (d.ready.empty() && !timer_due) {  // nothing ready: sleep in the wait
+      d.in_wait = true;
+      if (d.heap.empty())
+        self.park();
+      else
+        self.park_for_ns(std::max(0.0, d.heap.top().t - self.local_now_ns()));
+      d.in_wait = false;
+    }
+    for (int n = 0; n < kMaxEvents && !d.ready.empty(); ++n) {
+      const int conn = d.ready.front();
+      d.ready.pop_front();
+      Conn& cn = conns_[conn];
+      self.charge(c_.syscall + c_.tcp_recv + c_.tcp_byte * msg_bytes_, recv);
+      if (cn.echo_from_cpu >= 0 && cn.echo_from_cpu != self.cpu())  // the server's lines come over
+        self.charge(c_.tcp_cross_cpu_lines * c_.cacheline_transfer, recv);
+      const sim::TimeNs t = self.local_now_ns();
+      if (t > engine_->window_end_ns()) continue;  // after the end: nothing more is measured or sent
+      metrics_->completed(t, t - cn.t_sent);
+      if (t >= engine_->window_start_ns()) ++round_trips_window_;
+      const sim::TimeNs think = think_.sample_ns(think_rng_);
+      if (think <= 0)
+        client_send(conn);
+      else
+        d.heap.push({t + think, conn});
+    }
+    while (!d.heap.empty() && d.heap.top().t <= self.local_now_ns()) {
+      const int conn = d.heap.top().conn;
+      d.heap.pop();
+      client_send(conn);
+    }
+  }
+}
+
+void EchoModel::client_send(int conn) {
+  static const sim::Label send = sim::intern("[client]_tcp_sendmsg");
+  auto& self = sim::current();
+  Conn& cn = conns_[conn];
+  cn.t_sent = self.local_now_ns();
+  metrics_->submitted(cn.t_sent);
+  // Loopback: the server's receive softirq, and the poll wake-up it triggers, run in this send.
+  self.charge(c_.syscall + c_.tcp_send + c_.tcp_byte * msg_bytes_, send);
+  sockets_[conn]->deliver(msg_bytes_, self.cpu());
 }
 
 void EchoModel::sampler_main() {

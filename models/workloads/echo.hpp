@@ -1,6 +1,7 @@
 #pragma once
 // The echo workload (workload.type = "echo"): a single-threaded io_uring echo server and
 // closed-loop clients over loopback TCP. See docs/models/echo.md.
+#include <deque>
 #include <limits>
 #include <memory>
 #include <queue>
@@ -37,15 +38,22 @@ class EchoModel final : public Model {
     sim::Thread* thread = nullptr;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap;
     sim::TimeNs sleeping_until = std::numeric_limits<double>::infinity();  // -1 while running
+    // Local clients: connections whose echo is readable, in arrival order (the epoll ready list),
+    // and whether the thread sleeps in epoll_wait (then the server's send wakes it).
+    std::deque<int> ready;
+    bool in_wait = false;
   };
   struct Conn {
     sim::TimeNs t_sent = 0;  // when the client sent the message in flight
+    int echo_from_cpu = -1;  // local clients: the CPU whose send made the echo readable
     int driver = 0;
   };
 
   void declare_topology(sim::Engine& engine);
   void server_main();
-  void driver_main(Driver& d);
+  void driver_main(Driver& d);        // remote clients: no CPU of ours, the wire's delay
+  void local_client_main(Driver& d);  // local clients: an epoll loop on this machine's CPUs
+  void client_send(int conn);
   void on_server_send(int conn);  // in the sender's context
   void schedule_arrival(int conn, sim::TimeNs t_arrive);
   void sampler_main();
@@ -58,7 +66,7 @@ class EchoModel final : public Model {
   bool force_async_, fixed_files_, local_clients_;
   double server_work_cycles_, server_weight_;
   int client_threads_;
-  int server_cpu_;               // -1 = not pinned (CPU 0 in this model)
+  int server_cpu_;                // -1 = not pinned (CPU 0 in this model)
   std::vector<int> client_cpus_;  // empty = not pinned (the last cores)
   std::uint64_t seed_;
   Distribution think_;
