@@ -79,6 +79,28 @@ TEST_CASE("twin join: replications grouped per point, host CI, relative and abso
   CHECK(csv.find(",10,throughput.ops_per_s,110.0,") != std::string::npos);
 }
 
+TEST_CASE("twin orderings: a pair counts when the host shows it clearly, and is held or broken") {
+  const auto d = fresh_dir("twin-order");
+  // Host: 10 -> 100 (tight), 100 -> 200 (tight), 1000 -> 205 (tight, within 15 % of 200).
+  const json host = fake_sweep(d / "host",
+                               {{10, 99}, {10, 100}, {10, 101}, {100, 199}, {100, 200}, {100, 201}, {1000, 204},
+                                {1000, 205}, {1000, 206}},
+                               50);
+  // Simulation: keeps 10 < 100, breaks 10 < 1000 (sim 10 above 1000).
+  const json sim = fake_sweep(d / "sim", {{10, 150}, {100, 300}, {1000, 140}}, 50);
+  const json j = uringsim::app::twin::join(host, sim, d / "host", d / "sim");
+  const json o = uringsim::app::twin::orderings(j, "throughput.ops_per_s");
+  CHECK(o["clear"] == 2);  // 10 vs 100 and 10 vs 1000; 100 vs 1000 differ by 2.5 %
+  CHECK(o["held"] == 1);
+  REQUIRE(o["broken"].size() == 1);
+  CHECK(o["broken"][0]["a"] == "workload.connections=10");
+  CHECK(o["broken"][0]["b"] == "workload.connections=1000");
+  // Wide host intervals make no clear ordering.
+  const json noisy = fake_sweep(d / "noisy", {{10, 50}, {10, 150}, {100, 150}, {100, 250}}, 50);
+  const json jn = uringsim::app::twin::join(noisy, sim, d / "noisy", d / "sim");
+  CHECK(uringsim::app::twin::orderings(jn, "throughput.ops_per_s")["clear"] == 0);
+}
+
 TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulator writes twin.csv") {
   if (!host_available()) return;
   const auto d = fresh_dir("twin-cli");

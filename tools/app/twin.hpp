@@ -26,6 +26,12 @@ nlohmann::json compare_side(const std::vector<double>& xs);
 nlohmann::json join(const nlohmann::json& host_sweep, const nlohmann::json& sim_sweep,
                     const std::filesystem::path& host_dir, const std::filesystem::path& sim_dir);
 
+// Orderings the host shows clearly for one metric: every pair of rows whose host means differ by
+// more than min_gap (relative to the smaller) with non-overlapping 95 % intervals. Returns
+// {"metric", "min_gap", "clear", "held", "broken": [{"a", "b", "host": [a, b], "sim": [a, b]}]},
+// "held" counting the pairs the simulation orders the same way.
+nlohmann::json orderings(const nlohmann::json& joined, const std::string& metric, double min_gap = 0.15);
+
 // twin.csv: one line per (point, metric).
 std::string csv(const nlohmann::json& joined, const std::vector<std::string>& grid_paths);
 

@@ -142,6 +142,40 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
   return {{"rows", rows}, {"summary", summary}};
 }
 
+json orderings(const json& joined, const std::string& metric, double min_gap) {
+  struct Row {
+    std::string label;
+    double h, ci, s;
+  };
+  std::vector<Row> rows;
+  for (const auto& r : joined.at("rows")) {
+    const auto& m = r.at("metrics");
+    if (!m.contains(metric)) continue;
+    const auto& e = m.at(metric);
+    if (!e.at("host").at("mean").is_number() || !e.at("sim").at("mean").is_number()) continue;
+    std::string label = r.at("variant").is_string() ? r.at("variant").get<std::string>() : "";
+    for (const auto& [k, v] : r.at("grid").items()) label += (label.empty() ? "" : " ") + k + "=" + v.dump();
+    const auto& ci = e.at("host").at("ci95");
+    rows.push_back({label, e.at("host").at("mean").get<double>(), ci.is_number() ? ci.get<double>() : 0.0,
+                    e.at("sim").at("mean").get<double>()});
+  }
+  int clear = 0, held = 0;
+  json broken = json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = i + 1; j < rows.size(); ++j) {
+      const Row &a = rows[i], &b = rows[j];
+      const double lo = std::min(std::abs(a.h), std::abs(b.h));
+      const bool apart = a.h + a.ci < b.h - b.ci || b.h + b.ci < a.h - a.ci;
+      if (lo <= 0 || std::abs(a.h - b.h) / lo <= min_gap || !apart) continue;
+      ++clear;
+      if ((a.h < b.h) == (a.s < b.s) && a.s != b.s)
+        ++held;
+      else
+        broken.push_back({{"a", a.label}, {"b", b.label}, {"host", {a.h, b.h}}, {"sim", {a.s, b.s}}});
+    }
+  return {{"metric", metric}, {"min_gap", min_gap}, {"clear", clear}, {"held", held}, {"broken", broken}};
+}
+
 std::string csv(const json& joined, const std::vector<std::string>& grid_paths) {
   auto field = [](const json& v) {
     if (v.is_null()) return std::string();
@@ -262,7 +296,9 @@ int cmd_twin(const TwinOptions& o) {
                 {"sim_dir", "sim"},
                 {"model_only_fields", ignored_list},
                 {"rows", joined.at("rows")},
-                {"summary", joined.at("summary")}};
+                {"summary", joined.at("summary")},
+                {"orderings", {twin::orderings(joined, "throughput.ops_per_s"),
+                               twin::orderings(joined, "latency_us.p50")}}};
     analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
     analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
     if (!o.quiet) {
@@ -275,6 +311,10 @@ int cmd_twin(const TwinOptions& o) {
           std::cerr << fmt::format("twin: {}: median |error| {:.1f} points, worst {:.1f} over {} points\n", m,
                                    s.at("median_abs_error").get<double>(),
                                    s.at("worst_abs_error").get<double>(), s.at("points").get<int>());
+      for (const auto& ord : out.at("orderings"))
+        std::cerr << fmt::format("twin: {}: {} of {} clear host orderings held (> {:.0f} %, intervals apart)\n",
+                                 ord.at("metric").get<std::string>(), ord.at("held").get<int>(),
+                                 ord.at("clear").get<int>(), 100 * ord.at("min_gap").get<double>());
       std::cerr << "twin: results in " << o.out_dir << "/twin.csv\n";
     }
   } catch (const std::exception& e) {
