@@ -109,7 +109,9 @@ nlohmann::json Calibration::to_json() const {
                   {"ghz", machine.ghz},
                   {"ghz_source", machine.ghz_source},
                   {"wake_idle_ns", opt(machine.wake_idle_ns)},
-                  {"wake_busy_ns", opt(machine.wake_busy_ns)}};
+                  {"wake_busy_ns", opt(machine.wake_busy_ns)},
+                  {"idle_exit_ns", opt(machine.idle_exit_ns)},
+                  {"halt_poll_ns", opt(machine.halt_poll_ns)}};
   j["costs"] = nlohmann::json::object();
   for (const auto& [key, c] : costs)
     j["costs"][key] = {{"value", c.value},     {"unit", c.unit},     {"method", c.method},
@@ -138,7 +140,8 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.quick = file.at("quick").get<bool>();
 
   const ojson& m = file.at("machine");
-  r.fields(m, "/machine", {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns"});
+  r.fields(m, "/machine",
+           {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -147,6 +150,8 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.machine.ghz_source = r.string(m, "/machine", "ghz_source");
   c.machine.wake_idle_ns = r.optional_number(m, "/machine", "wake_idle_ns");
   c.machine.wake_busy_ns = r.optional_number(m, "/machine", "wake_busy_ns");
+  c.machine.idle_exit_ns = r.optional_number(m, "/machine", "idle_exit_ns");
+  c.machine.halt_poll_ns = r.optional_number(m, "/machine", "halt_poll_ns");
 
   const ojson& costs = file.at("costs");
   if (!costs.is_object()) r.fail("/costs", "expected object, got " + show_value(costs));

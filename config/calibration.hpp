@@ -34,6 +34,10 @@ struct CalibrationMachine {
   // One-way futex wake-up latency to another CPU that is idle / running a spinning thread;
   // measurements only (nullopt: not measured, e.g. a single CPU).
   std::optional<double> wake_idle_ns, wake_busy_ns;
+  // From wake-ups after idle times from 2 us to 2 ms: the extra delay of waking a CPU that idled
+  // long (it halted) and how long it idles before that happens. Applied to the scenario's
+  // machine.idle_exit_ns and machine.halt_poll_ns, as cores and ghz are; nullopt: not measured.
+  std::optional<double> idle_exit_ns, halt_poll_ns;
 };
 
 struct Calibration {

@@ -95,14 +95,18 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     if (!doc.contains("machine")) doc["machine"] = ojson::object();
     doc["machine"]["cores"] = opts.calibration->machine.cores;
     doc["machine"]["ghz"] = opts.calibration->machine.ghz;
+    const auto& cm = opts.calibration->machine;
+    if (cm.idle_exit_ns) doc["machine"]["idle_exit_ns"] = *cm.idle_exit_ns;
+    if (cm.halt_poll_ns) doc["machine"]["halt_poll_ns"] = *cm.halt_poll_ns;
   }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
   // Each --set value passed its own field's check; this catches combinations, e.g. a changed tag.
   std::string with = opts.calibration ? "with --calibration " + opts.calibration->source : "";
   if (!opts.sets.empty()) with += with.empty() ? "with --set" : " and --set";
-  const std::string label = with.empty()             ? source
-                            : opts.variant.empty() ? fmt::format("{} ({})", source, with)
-                                                   : fmt::format("{} (variant {}, {})", source, opts.variant, with);
+  const std::string label = with.empty() ? source
+                            : opts.variant.empty()
+                                ? fmt::format("{} ({})", source, with)
+                                : fmt::format("{} (variant {}, {})", source, opts.variant, with);
   if (!with.empty()) validate(schema, root, doc, "", label);
   // Calibrated costs fill what the scenario (and --set) left to the defaults.
   if (opts.calibration) {

@@ -229,6 +229,16 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
             "({:.0f} - {:.0f} - {:.0f}) ns {} = {:.0f} cycles",
             ow_same, w_same, S, ow_same, w_same, S, at_ghz, ctx),
         scaled(m.pingpong_same, G));
+  {
+    const double fw0 = median(m.futex_wake_none);
+    e.put(
+        "wake_local_cycles", e.cyc(w_same - fw0),
+        fmt::format("the waker's FUTEX_WAKE call inside the same-CPU ping-pong ({:.0f} ns: the woken thread "
+                    "queues on the waker's CPU, no IPI), less FUTEX_WAKE with nobody waiting ({:.0f} ns) = "
+                    "{:.0f} ns {} = {:.0f} cycles",
+                    w_same, fw0, w_same - fw0, at_ghz, e.cyc(w_same - fw0)),
+        scaled(minus(m.wake_call_same, m.futex_wake_none), G));
+  }
   if (!m.wake_idle.empty()) {
     const double w_idle = median(m.wake_call_idle), fw0 = median(m.futex_wake_none);
     const double wake = e.cyc(w_idle - fw0);
@@ -240,16 +250,33 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
               w_idle, fw0, w_idle - fw0, at_ghz, wake),
           scaled(m.wake_call_idle, G));
     const double idle = median(m.wake_idle);
-    const double lat = idle - w_idle - std::max(ctx, 0.0) / G;
+    // The wake-up's delay by how long the target CPU was idle: the shortest idle is a CPU that
+    // still polls (no halt to leave), the longest one that halted.
+    std::vector<std::pair<double, double>> rungs;  // (idle ns, median one-way ns)
+    for (std::size_t k = 0; k < std::min(m.idle_ladder_ns.size(), m.wake_by_idle.size()); ++k)
+      if (!m.wake_by_idle[k].empty()) rungs.emplace_back(m.idle_ladder_ns[k], median(m.wake_by_idle[k]));
+    const bool ladder = rungs.size() >= 2;
+    const double short_idle = ladder ? rungs.front().second : idle;
+    const double lat = short_idle - w_idle - std::max(ctx, 0.0) / G;
     e.put("wakeup_latency_ns", lat,
           fmt::format(
               "the same wake-up timed from the waker's call to the woken thread running (shared monotonic "
-              "clock): {:.0f} ns one-way, less what the model charges as CPU work around the delay: the "
-              "waker's FUTEX_WAKE call ({:.0f} ns, wake_cycles and the syscall) and the switch in "
-              "(context_switch_cycles, {:.0f} ns): {:.0f} ns. A wake to an idle CPU; to a busy one see "
-              "machine.wake_busy_ns",
-              idle, w_idle, std::max(ctx, 0.0) / G, lat),
-          m.wake_idle);
+              "clock), the target idle for {:.0f} us: {:.0f} ns one-way, less what the model charges as CPU "
+              "work around the delay: the waker's FUTEX_WAKE call ({:.0f} ns, wake_cycles and the syscall) "
+              "and the switch in (context_switch_cycles, {:.0f} ns): {:.0f} ns. A wake to a CPU idle a "
+              "short while; longer idles add machine.idle_exit_ns after machine.halt_poll_ns",
+              ladder ? rungs.front().first / 1e3 : 100.0, short_idle, w_idle, std::max(ctx, 0.0) / G, lat),
+          ladder ? m.wake_by_idle.front() : m.wake_idle);
+    if (ladder) {
+      const double exit = rungs.back().second - rungs.front().second;
+      const double near = rungs.front().second + exit / 4;  // still within a quarter of the step
+      double poll = 0;
+      for (const auto& [idle_ns, one_way] : rungs)
+        if (one_way <= near) poll = idle_ns;
+      const bool steps = exit > std::max(500.0, 0.25 * rungs.front().second);
+      c.machine.idle_exit_ns = steps ? exit : 0.0;
+      c.machine.halt_poll_ns = steps ? poll : 0.0;
+    }
     c.machine.wake_idle_ns = idle;
     if (!m.wake_busy.empty()) c.machine.wake_busy_ns = median(m.wake_busy);
   } else {

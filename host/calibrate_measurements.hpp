@@ -25,6 +25,10 @@ struct Measurements {
   std::vector<double> wake_call_idle;  // the waker's FUTEX_WAKE of a thread asleep on another, idle CPU
   std::vector<double> wake_idle;       // that wake: from the waker's call to the woken thread running
   std::vector<double> wake_busy;       // the same to a CPU where another thread spins
+  // The same idle wake after the target CPU had nothing to do for each of idle_ladder_ns: one
+  // median one-way time per rung and round (wake_by_idle[rung]).
+  std::vector<double> idle_ladder_ns;
+  std::vector<std::vector<double>> wake_by_idle;
   std::vector<double> pingpong_same;   // futex ping-pong on one CPU, per one-way hand-off (round trip / 2)
   std::vector<double> wake_call_same;  // in that ping-pong, the waker's FUTEX_WAKE call
   std::string cross_cpu_unavailable;   // why the cross-CPU benchmarks did not run; "" = they ran

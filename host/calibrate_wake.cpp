@@ -11,6 +11,9 @@ namespace {
 constexpr double kTimeoutNs = 1e9;
 // How long the target CPU has nothing to do before each wake, so that it is really idle.
 constexpr double kIdleSettleNs = 100e3;
+// Idle times before a wake, for how the wake-up's cost grows with the idle time (a CPU that
+// polls for a while before it halts, on a VM the host's halt polling too).
+const std::vector<double> kIdleLadderNs = {2e3, 5e3, 10e3, 20e3, 50e3, 100e3, 200e3, 500e3, 1e6, 2e6};
 
 struct Sample {
   std::vector<double> call, one_way;
@@ -18,7 +21,7 @@ struct Sample {
 
 // The waker (this thread, on cpu_a) wakes a thread asleep on cpu_b `iters` times; with `busy`, a
 // third thread spins on cpu_b all along, so the woken one must preempt it.
-Sample wake_other_cpu(const Bench& b, int iters, bool busy) {
+Sample wake_other_cpu(const Bench& b, int iters, bool busy, double settle_ns = kIdleSettleNs) {
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::int32_t> word{0};
     alignas(64) std::atomic<std::int32_t> ready{0};  // the iteration the sleeper is about to sleep for
@@ -66,7 +69,7 @@ Sample wake_other_cpu(const Bench& b, int iters, bool busy) {
         ok = false;
         break;
       }
-      const double settle = now_ns() + kIdleSettleNs;
+      const double settle = now_ns() + settle_ns;
       spin_until(b, [&] { return now_ns() > settle; });
       const double t0 = now_ns();
       s.word.store(1);
@@ -163,6 +166,18 @@ void measure_wakeups(const Bench& b, Measurements& m) {
     }
     if (m.wake_busy.empty()) b.fail("futex wake to a busy CPU: the sleeper never slept before its wake-up");
     b.say(fmt::format("  wake to busy CPU {}: {:.0f} ns one-way", b.cpu_b, median(m.wake_busy)));
+    m.idle_ladder_ns = kIdleLadderNs;
+    m.wake_by_idle.assign(kIdleLadderNs.size(), {});
+    for (int r = 0; r < b.rounds(10) && !b.stopping(); ++r)
+      for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k) {
+        const Sample s = wake_other_cpu(b, 15, false, kIdleLadderNs[k]);
+        if (!s.one_way.empty()) m.wake_by_idle[k].push_back(median(s.one_way));
+      }
+    std::string ladder;
+    for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k)
+      if (!m.wake_by_idle[k].empty())
+        ladder += fmt::format(" {:.0f} us: {:.0f} ns;", kIdleLadderNs[k] / 1e3, median(m.wake_by_idle[k]));
+    b.say("  wake to idle CPU " + std::to_string(b.cpu_b) + " after idle" + ladder);
   });
 }
 

@@ -27,6 +27,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.spin_lock_migrate_cycles = c.get("spin_lock_migrate_cycles");
   p.mutex_fast_cycles = c.get("mutex_fast_cycles");
   p.wake_cycles = c.get("wake_cycles");
+  p.wake_local_cycles = c.get("wake_local_cycles");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
   p.context_switch_cycles = c.get("context_switch_cycles");
   p.migrate_cycles = c.get("migrate_cycles");

@@ -88,6 +88,8 @@ class CpuScheduler {
   void steal(int cpu, TimeNs ns);
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
+  // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.
+  int wake_target(Thread& t, int waker_cpu) const { return select_cpu(t, waker_cpu); }
 
   std::string dump() const;  // every CPU's current thread and queue, for debugging
   // Counters for run_info and tests.

@@ -222,7 +222,7 @@ void Mutex::wait_for_handoff(Thread& self) {
 }
 
 void Mutex::hand_over(Thread& next) {
-  current().charge(Engine::get().costs().wake_cycles, sym::wake());
+  current().charge(wake_cost(current(), next), sym::wake());
   next.grant();
 }
 

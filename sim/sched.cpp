@@ -4,10 +4,19 @@
 
 namespace uringsim::sim {
 
+Cycles wake_cost(const Thread& waker, Thread& target) {
+  const Engine& e = Engine::get();
+  // A thread woken onto the waker's own CPU needs no IPI.
+  if (waker.scheduled() && target.scheduled() &&
+      e.scheduler().wake_target(target, waker.cpu()) == waker.cpu())
+    return e.costs().wake_local_cycles;
+  return e.costs().wake_cycles;
+}
+
 void wake_up_process(Thread& target) {
   Thread& self = current();
   Engine& e = Engine::get();
-  self.charge(e.costs().wake_cycles, sym::wake());
+  self.charge(wake_cost(self, target), sym::wake());
   // A running waker's pending work has a known end if nothing preempts it: the wake takes effect
   // then, without simulating that work now; the work is promised to run unpreempted.
   if (self.scheduled()) {

@@ -5,6 +5,8 @@
 
 namespace uringsim::sim {
 
+// The waker's try_to_wake_up cost: wake_local_cycles if `target` would run on its CPU, else wake_cycles.
+Cycles wake_cost(const Thread& waker, Thread& target);
 void wake_up_process(Thread& target);           // from the current thread
 void sleep_until_woken(Label path = kNoLabel);  // current thread sleeps until wake_up_process()
 void switch_in_after_sleep();                   // the woken side's latency and switch-in cost

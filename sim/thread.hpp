@@ -50,6 +50,7 @@ class Thread {
   double weight() const { return opts_.weight; }
   State state() const { return state_; }
   bool accounted() const { return opts_.accounted; }
+  bool pinned() const { return opts_.pinned; }
 
   // --- only from this thread ---
   void charge(Cycles c, Label symbol);  // CPU work, executed lazily (see above)

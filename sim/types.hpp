@@ -15,6 +15,7 @@ struct PrimitiveCosts {
   Cycles spin_lock_migrate_cycles = 0;
   Cycles mutex_fast_cycles = 0;
   Cycles wake_cycles = 0;
+  Cycles wake_local_cycles = 0;  // the same when the woken thread runs on the waker's CPU: no IPI
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
   Cycles migrate_cycles = 0;

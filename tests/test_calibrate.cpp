@@ -35,7 +35,9 @@ nlohmann::json calibration_doc(const nlohmann::json& costs) {
                         {"ghz", 2.5},
                         {"ghz_source", "model name"},
                         {"wake_idle_ns", 5000.0},
-                        {"wake_busy_ns", nullptr}}},
+                        {"wake_busy_ns", nullptr},
+                        {"idle_exit_ns", nullptr},
+                        {"halt_poll_ns", nullptr}}},
                       {"costs", nlohmann::json::object()},
                       {"defaults_kept", nlohmann::json::array()}};
   for (const auto& [key, value] : costs.items())
@@ -89,6 +91,9 @@ host::calib::Measurements synthetic() {
   m.line_one_way = v(60);
   m.wake_call_idle = v(2000);
   m.wake_idle = v(6000);
+  // Wake-ups after 2 us, 100 us and 1 ms of idle: polling until past 100 us, then 5 us more.
+  m.idle_ladder_ns = {2e3, 100e3, 1e6};
+  m.wake_by_idle = {v(4000), v(5000), v(9000)};  // 5000 is within a quarter of the 5000 step
   m.wake_busy = v(5000);
   m.pingpong_same = v(1200);
   m.wake_call_same = v(400);
@@ -199,8 +204,14 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // hand-off; the delay is what is left of the cross-CPU one-way time.
   CHECK(c.costs.at("wake_cycles").value == Approx((2000 - 120) * G));
   CHECK(c.costs.at("context_switch_cycles").value == Approx((1200 - 400 - 100) * G));
+  CHECK(c.costs.at("wake_local_cycles").value == Approx((400 - 120) * G));
   CHECK(c.costs.at("schedule_noswitch_cycles").value == Approx((210 - 100) * G));
-  CHECK(c.costs.at("wakeup_latency_ns").value == Approx(6000 - 2000 - (1200 - 400 - 100)));
+  // The delay from the shortest idle; the halted CPU's extra and where it starts from the ladder.
+  CHECK(c.costs.at("wakeup_latency_ns").value == Approx(4000 - 2000 - (1200 - 400 - 100)));
+  REQUIRE(c.machine.idle_exit_ns);
+  CHECK(*c.machine.idle_exit_ns == Approx(9000 - 4000));
+  REQUIRE(c.machine.halt_poll_ns);
+  CHECK(*c.machine.halt_poll_ns == Approx(100e3));
   CHECK(c.machine.wake_idle_ns == Approx(6000));
   CHECK(c.machine.wake_busy_ns == Approx(5000));
   // Loopback TCP: per byte averaged over send and recv; send/recv less the syscall and their bytes.
@@ -230,6 +241,9 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   one.wake_call_idle.clear();
   one.wake_idle.clear();
   one.wake_busy.clear();
+  one.wake_by_idle.clear();
+  one.tcp_rtt_cross.clear();
+  one.tcp_rtt_same.clear();
   one.cross_cpu_unavailable = "only one CPU is available to this process";
   const auto single = host::calib::derive_calibration(one, synthetic_machine(), false);
   CHECK(single.costs.count("wake_cycles") == 0);

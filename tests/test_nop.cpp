@@ -66,3 +66,17 @@ TEST_CASE("nop: a batch larger than the SQ ring is refused, naming the field") {
         std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "results.json"));
 }
+
+TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU; on 5.18 they may run elsewhere") {
+  // The twin's NOP loop: one submitter pinned to CPU 0 of two, IOSQE_ASYNC NOPs one at a time.
+  const std::string nop = source_path("scenarios/twin/nop.json") +
+                          " --variant async --set warmup_ms=5 --set duration_ms=20 --set workload.depth=1";
+  const auto today = run_results("nop-affinity-6x", nop);
+  const auto before = run_results("nop-affinity-518", nop + " --set kernel.era=5.18");
+  // Submitter and worker take turns on CPU 0: together at most one CPU.
+  CHECK(today["cpu"]["total_pct"].get<double>() <= 100.5);
+  CHECK(today["cpu"]["by_thread"]["iou-wrk_pct"].get<double>() > 10);
+  // Unpinned, the worker wakes on the idle CPU 1: a cross-CPU wake-up each way, so fewer NOPs.
+  CHECK(before["throughput"]["ops_per_s"].get<double>() <
+        0.8 * today["throughput"]["ops_per_s"].get<double>());
+}

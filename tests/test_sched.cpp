@@ -13,6 +13,7 @@
 #include "models/uring/sqpoll.hpp"
 #include "sim/engine.hpp"
 #include "sim/label.hpp"
+#include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
 using namespace uringsim::sim;
@@ -184,4 +185,30 @@ TEST_CASE("sched: today's SQPOLL idle is counted in jiffies: rounded up to whole
       R"({"name": "t", "kernel": {"era": "5.15", "sqpoll": {"idle_us": 1500}}, "workload": {"type": "nop"}})",
       "inline");
   CHECK(uringsim::models::KernelConfig::from(s5).sq_idle_jiffies == 0);
+}
+
+TEST_CASE(
+    "sched: the waker pays wake_local_cycles for a thread that will run on its CPU, wake_cycles across") {
+  PrimitiveCosts pc;
+  pc.wake_cycles = 1000;
+  pc.wake_local_cycles = 300;
+  Engine e(machine(2, SchedPolicy::Eevdf), pc);
+  Thread* local = nullptr;
+  Thread* remote = nullptr;
+  ThreadOptions pinned;  // pinned: where each one runs is fixed
+  local = &e.spawn(
+      "local", "app", 0, [&] { current().park(); }, pinned);
+  remote = &e.spawn(
+      "remote", "app", 1, [&] { current().park(); }, pinned);
+  double waker_cycles = -1;
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(1 * kMs);
+    wake_up_process(*local);
+    wake_up_process(*remote);
+    const Label l = intern("try_to_wake_up");
+    const auto& by = current().cycles_by_symbol();
+    waker_cycles = l < by.size() ? by[l] : 0;
+  });
+  e.run_until_ns(1e9);
+  CHECK(waker_cycles == Approx(300 + 1000));
 }

@@ -83,8 +83,15 @@ TEST_CASE("twin orderings: a pair counts when the host shows it clearly, and is 
   const auto d = fresh_dir("twin-order");
   // Host: 10 -> 100 (tight), 100 -> 200 (tight), 1000 -> 205 (tight, within 15 % of 200).
   const json host = fake_sweep(d / "host",
-                               {{10, 99}, {10, 100}, {10, 101}, {100, 199}, {100, 200}, {100, 201}, {1000, 204},
-                                {1000, 205}, {1000, 206}},
+                               {{10, 99},
+                                {10, 100},
+                                {10, 101},
+                                {100, 199},
+                                {100, 200},
+                                {100, 201},
+                                {1000, 204},
+                                {1000, 205},
+                                {1000, 206}},
                                50);
   // Simulation: keeps 10 < 100, breaks 10 < 1000 (sim 10 above 1000).
   const json sim = fake_sweep(d / "sim", {{10, 150}, {100, 300}, {1000, 140}}, 50);

@@ -214,11 +214,15 @@ void IoWq::start_worker(IoWqAcct& acct) {
   w.free_ = true;
   free_list_.push_front(&w);
   wqe_lock_->unlock();
-  const int cpu = placer_.pick();
+  // Today's workers inherit the owner's affinity: pinned where it is pinned. Otherwise (and
+  // before 6.x) they may run on any CPU.
+  const sim::Thread* owner = owner_.has_thread() ? &owner_.thread() : nullptr;
+  const bool inherit = k_.workers_inherit_affinity && owner && owner->pinned();
+  const int cpu = inherit ? placer_.pin(owner->cpu()) : placer_.pick();
   // Creating a thread from a running one may run the new thread before spawn() returns: it sets
   // its own handle first.
   sim::ThreadOptions o;
-  o.pinned = false;  // io-wq workers may run on any CPU (their affinity is the ring's, all CPUs)
+  o.pinned = inherit;
   w.thread_ = &engine_.spawn(
       fmt::format("iou-wrk-{}", id), "iou-wrk", cpu,
       [this, &w, cpu] {

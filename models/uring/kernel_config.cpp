@@ -37,6 +37,7 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
       ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
   const auto reissue = s.at("/kernel/forced_reissue").get<std::string>();
   k.forced_reissue_iowq = reissue == "iowq" || (reissue == "auto" && k.era == "6.x");
+  k.workers_inherit_affinity = k.era == "6.x";
   k.sq_entries = s.at("/kernel/ring/sq_entries").get<int>();
   const int cq = s.at("/kernel/ring/cq_entries").get<int>();
   k.cq_entries = cq > 0 ? cq : 2 * k.sq_entries;

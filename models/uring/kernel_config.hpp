@@ -23,6 +23,9 @@ struct KernelConfig {
   // io_req_task_submit obeys REQ_F_FORCE_ASYNC (6.3+): a poll-woken IOSQE_ASYNC request goes back
   // to io-wq instead of being issued in the task's task_work.
   bool forced_reissue_iowq = false;
+  // io-wq workers get the CPU affinity of the task that owns the ring (measured on 6.18: an
+  // iou-wrk thread's Cpus_allowed_list is its submitter's); before, the node's CPUs.
+  bool workers_inherit_affinity = false;
   int max_bound = 0;            // resolved: never 0
   int max_unbound = 0;          // resolved: never 0
   bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone

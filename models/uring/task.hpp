@@ -20,6 +20,7 @@ class Task {
   Task(const UringCosts& costs);
   void set_thread(sim::Thread& t) { thread_ = &t; }
   sim::Thread& thread() const { return *thread_; }
+  bool has_thread() const { return thread_ != nullptr; }
 
   // Queue work for this task from any context. `ctx`, when set, is the ring whose uring_lock the
   // work runs under (tctx_task_work batches items per ring).

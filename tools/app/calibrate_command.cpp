@@ -27,6 +27,10 @@ std::string render_calibration(const config::Calibration& c) {
       fmt::format("machine: {} cores, {:.3g} GHz ({}); one-way wake-up to an idle CPU {}, to a busy CPU {}\n",
                   c.machine.cores, c.machine.ghz, c.machine.ghz_source, ns(c.machine.wake_idle_ns),
                   ns(c.machine.wake_busy_ns));
+  out += fmt::format(
+      "idle CPUs: a wake-up after more than {} of idle pays {} more (machine.halt_poll_ns, "
+      "machine.idle_exit_ns)\n",
+      ns(c.machine.halt_poll_ns), ns(c.machine.idle_exit_ns));
   out += fmt::format("{} entries keep their defaults (listed with the reason in defaults_kept)\n",
                      c.defaults_kept.size());
   return out;

@@ -287,18 +287,19 @@ int cmd_twin(const TwinOptions& o) {
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
     }
-    json out = {{"scenario", o.scenario},
-                {"calibration", o.calibration.empty() ? json() : json(o.calibration)},
-                {"grids", host_sweep.at("grids")},
-                {"variants", host_sweep.at("variants")},
-                {"reps", o.reps},
-                {"host_dir", "host"},
-                {"sim_dir", "sim"},
-                {"model_only_fields", ignored_list},
-                {"rows", joined.at("rows")},
-                {"summary", joined.at("summary")},
-                {"orderings", {twin::orderings(joined, "throughput.ops_per_s"),
-                               twin::orderings(joined, "latency_us.p50")}}};
+    json out = {
+        {"scenario", o.scenario},
+        {"calibration", o.calibration.empty() ? json() : json(o.calibration)},
+        {"grids", host_sweep.at("grids")},
+        {"variants", host_sweep.at("variants")},
+        {"reps", o.reps},
+        {"host_dir", "host"},
+        {"sim_dir", "sim"},
+        {"model_only_fields", ignored_list},
+        {"rows", joined.at("rows")},
+        {"summary", joined.at("summary")},
+        {"orderings",
+         {twin::orderings(joined, "throughput.ops_per_s"), twin::orderings(joined, "latency_us.p50")}}};
     analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
     analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
     if (!o.quiet) {
@@ -312,9 +313,10 @@ int cmd_twin(const TwinOptions& o) {
                                    s.at("median_abs_error").get<double>(),
                                    s.at("worst_abs_error").get<double>(), s.at("points").get<int>());
       for (const auto& ord : out.at("orderings"))
-        std::cerr << fmt::format("twin: {}: {} of {} clear host orderings held (> {:.0f} %, intervals apart)\n",
-                                 ord.at("metric").get<std::string>(), ord.at("held").get<int>(),
-                                 ord.at("clear").get<int>(), 100 * ord.at("min_gap").get<double>());
+        std::cerr << fmt::format(
+            "twin: {}: {} of {} clear host orderings held (> {:.0f} %, intervals apart)\n",
+            ord.at("metric").get<std::string>(), ord.at("held").get<int>(), ord.at("clear").get<int>(),
+            100 * ord.at("min_gap").get<double>());
       std::cerr << "twin: results in " << o.out_dir << "/twin.csv\n";
     }
   } catch (const std::exception& e) {
