@@ -24,7 +24,12 @@
 // (one per process), so everything it holds would be reported anyway. Stack-use-after-return is off
 // because its fake stacks do not follow SimGrid's context switches.
 extern "C" const char* __asan_default_options() {
-  return "detect_leaks=0:detect_stack_use_after_return=0";
+  // abort_on_error: a finding ends the process by SIGABRT, not exit 1, so that the fuzz driver and
+  // the tests see it as a crash and never as an ordinary "simulation failed".
+  return "detect_leaks=0:detect_stack_use_after_return=0:abort_on_error=1";
+}
+extern "C" const char* __ubsan_default_options() {
+  return "abort_on_error=1:print_stacktrace=1";  // the same for undefined behaviour
 }
 #endif
 
