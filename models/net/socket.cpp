@@ -37,8 +37,7 @@ void Socket::do_recv(Request& req) {
   req.result = static_cast<int>(got);
   auto& self = sim::current();
   self.charge(costs_.tcp_recv + costs_.tcp_byte * got, sym_recv());
-  if (rx_from_cpu_ >= 0 && rx_from_cpu_ != self.cpu())  // the sender's lines come over
-    self.charge(costs_.tcp_cross_cpu_lines * costs_.cacheline_transfer, sym_recv());
+  self.charge(costs_.cross_cpu_read(rx_from_cpu_, self.cpu()), sym_recv());  // the sender's lines
   if (rx_bytes_ == 0) rx_from_cpu_ = -1;
 }
 

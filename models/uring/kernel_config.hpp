@@ -63,6 +63,11 @@ struct UringCosts {
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   double tcp_cross_cpu_lines;  // lines a loopback message moves when its ends run on different CPUs
+  // What the receiver of a loopback message pays for the sender's lines: 0 on the same CPU or for
+  // data from the network (from_cpu -1).
+  sim::Cycles cross_cpu_read(int from_cpu, int cpu) const {
+    return from_cpu >= 0 && from_cpu != cpu ? tcp_cross_cpu_lines * cacheline_transfer : 0;
+  }
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
   sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io, nop_issue;

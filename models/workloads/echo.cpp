@@ -179,13 +179,18 @@ void EchoModel::on_server_send(int conn) {
     return;
   }
   const sim::TimeNs t_echo = now + c_.net_one_way_ns;
-  if (t_echo > engine_->window_end_ns()) return;  // the echo lands after the end: still in flight
+  if (!record_echo(conn, t_echo)) return;
   Conn& cn = conns_[conn];
-  metrics_->completed(t_echo, t_echo - cn.t_sent);
-  if (t_echo >= engine_->window_start_ns()) ++round_trips_window_;
   const sim::TimeNs t_next = t_echo + think_.sample_ns(think_rng_);
   cn.t_sent = t_next;
   schedule_arrival(conn, t_next + c_.net_one_way_ns);
+}
+
+bool EchoModel::record_echo(int conn, sim::TimeNs t) {
+  if (t > engine_->window_end_ns()) return false;  // after the end: still in flight, nothing more sent
+  metrics_->completed(t, t - conns_[conn].t_sent);
+  if (t >= engine_->window_start_ns()) ++round_trips_window_;
+  return true;
 }
 
 void EchoModel::schedule_arrival(int conn, sim::TimeNs t_arrive) {
@@ -240,12 +245,9 @@ void EchoModel::local_client_main(Driver& d) {
       d.ready.pop_front();
       Conn& cn = conns_[conn];
       self.charge(c_.syscall + c_.tcp_recv + c_.tcp_byte * msg_bytes_, recv);
-      if (cn.echo_from_cpu >= 0 && cn.echo_from_cpu != self.cpu())  // the server's lines come over
-        self.charge(c_.tcp_cross_cpu_lines * c_.cacheline_transfer, recv);
+      self.charge(c_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
       const sim::TimeNs t = self.local_now_ns();
-      if (t > engine_->window_end_ns()) continue;  // after the end: nothing more is measured or sent
-      metrics_->completed(t, t - cn.t_sent);
-      if (t >= engine_->window_start_ns()) ++round_trips_window_;
+      if (!record_echo(conn, t)) continue;
       const sim::TimeNs think = think_.sample_ns(think_rng_);
       if (think <= 0)
         client_send(conn);

@@ -54,7 +54,8 @@ class EchoModel final : public Model {
   void driver_main(Driver& d);        // remote clients: no CPU of ours, the wire's delay
   void local_client_main(Driver& d);  // local clients: an epoll loop on this machine's CPUs
   void client_send(int conn);
-  void on_server_send(int conn);  // in the sender's context
+  bool record_echo(int conn, sim::TimeNs t);  // the round trip ends at t; false after the window
+  void on_server_send(int conn);              // in the sender's context
   void schedule_arrival(int conn, sim::TimeNs t_arrive);
   void sampler_main();
   Request& make_request(Op op, int conn);
