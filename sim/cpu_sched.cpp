@@ -268,10 +268,17 @@ void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
 void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
   const int cpu = select_cpu(t, waker_cpu);
   if (cpu != t.cpu()) ++migrations_;
-  enqueue(t, cpu, false, now, !by_timer);
+  // The waker ran on this CPU when it issued the wake and left it at this very date: in the kernel
+  // the wakee was on the run queue before the waker called schedule(), which switched to it; the
+  // CPU never went idle. (The wake takes effect at the waker's local time, the same date as its
+  // block, and the two may be processed in either order.)
+  const bool waker_just_left = waker_cpu == cpu && !rq(cpu).curr && rq(cpu).queued.empty() &&
+                               idle_since_[static_cast<std::size_t>(cpu)] == now;
+  enqueue(t, cpu, false, now, !by_timer, false, waker_just_left);
 }
 
-void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup) {
+void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup,
+                           bool waker_just_left) {
   auto& se = t.sched();
   if (se.on_cpu || se.queued) throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
   const bool migrated = se.last_cpu >= 0 && se.last_cpu != cpu;
@@ -288,6 +295,11 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
     policy_->set_next(q, t);
     if (at_setup) {  // already running when the scenario starts
       t.dispatch(0, false, 0);
+      return;
+    }
+    if (waker_just_left) {  // picked by the waker's schedule(): a plain switch
+      ++switches_;
+      t.dispatch(0, true, migrated ? costs_.migrate_cycles : 0);
       return;
     }
     ++idle_wakeups_;

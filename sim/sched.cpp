@@ -15,7 +15,6 @@ Cycles wake_cost(const Thread& waker, Thread& target) {
 
 void wake_up_process(Thread& target) {
   Thread& self = current();
-  Engine& e = Engine::get();
   self.charge(wake_cost(self, target), sym::wake());
   // A running waker's pending work has a known end if nothing preempts it: the wake takes effect
   // then, without simulating that work now; the work is promised to run unpreempted.

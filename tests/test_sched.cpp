@@ -167,6 +167,34 @@ TEST_CASE("sched: a wake-up to a halted CPU pays the idle-exit latency, to a pol
   CHECK(ran[2] == Approx(4 * kMs));
 }
 
+TEST_CASE(
+    "sched: a thread that wakes another onto its own CPU and then sleeps hands the CPU over with a switch, "
+    "not an idle wake-up") {
+  // The kernel's try_to_wake_up puts the wakee on the waker's run queue at once, so the waker's
+  // schedule() switches to it; the CPU never goes idle and no wake-up IPI is sent. In the model
+  // the wake takes effect at the end of the waker's pending work, the date of its own block.
+  PrimitiveCosts c;
+  c.wakeup_latency_ns = 3000;
+  c.context_switch_cycles = 500;
+  Engine e(machine(1, SchedPolicy::Eevdf), c);
+  TimeNs ran = -1;
+  Thread& sleeper = e.spawn("sleeper", "app", 0, [&] {
+    current().park();
+    ran = now_ns();
+  });
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(1 * kMs);             // the sleeper parks meanwhile
+    current().charge(1000, intern("work"));  // pending when the wake is issued
+    wake_up_process(sleeper);
+    current().park();  // sleeps at the date the wake takes effect
+  });
+  e.run_until_ns(1e9);
+  // The waker's timer wake-up switches it in (500 ns), its work ends at 1.0015 ms, the sleeper's
+  // switch takes 500 ns more. No 3 us wake-up latency.
+  CHECK(ran == Approx(1 * kMs + 500 + 1000 + 500));
+  CHECK(e.scheduler().idle_wakeups() == 1);  // only the waker's own wake from its timer
+}
+
 TEST_CASE("sched: today's SQPOLL idle is counted in jiffies: rounded up to whole ticks, ending at a tick") {
   Engine e(machine(1, SchedPolicy::Eevdf, 250), PrimitiveCosts{});
   const auto s = uringsim::config::load_scenario_text(
