@@ -27,8 +27,6 @@ const std::map<std::string, std::string>& never_measured() {
        "on loopback the data is queued at the peer inside send() (the TCP benchmark's recv finds it at "
        "once); "
        "what is left is the wake-up, measured by its own entries, so this stays a modelling choice"},
-      {"app_cqe_cycles", "the application's own code per CQE, not a cost of this machine's kernel"},
-      {"app_sqe_prep_cycles", "the application's own code per SQE, not a cost of this machine's kernel"},
       {"fio_io_cycles",
        "fio's own bookkeeping per I/O; fio is a macro workload, which may not feed the calibration"},
       {"nvme_submit_cycles", "needs an NVMe device; the calibration touches no storage"},
@@ -208,6 +206,20 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
       fmt::format("the slope b of the NOP batch fit above: {:.2f} ns = {:.1f} cycles per NOP", b, e.cyc(b)),
       scaled(m.nop_b, G));
   const double post = e.value("cqe_post_cycles");
+
+  // The application's own code per SQE and per CQE: uringsim's host NOP runner's, timed around
+  // its batches (the echo server's lookup of its connection is not in it).
+  e.put("app_sqe_prep_cycles", e.cyc(median(m.app_prep)),
+        fmt::format("the host NOP runner's code per SQE (host/app_loop.hpp: io_uring_get_sqe, "
+                    "io_uring_prep_nop, a record), timed over batches of {}: {:.1f} ns {} = {:.0f} cycles",
+                    m.app_batch, median(m.app_prep), at_ghz, e.cyc(median(m.app_prep))),
+        scaled(m.app_prep, G));
+  e.put("app_cqe_cycles", e.cyc(median(m.app_reap)),
+        fmt::format("the host NOP runner's code per CQE (host/app_loop.hpp: the CQ walk, a clock read, a "
+                    "record of the latency, the head advance), timed over batches of {}: {:.1f} ns {} = "
+                    "{:.0f} cycles",
+                    m.app_batch, median(m.app_reap), at_ghz, e.cyc(median(m.app_reap))),
+        scaled(m.app_reap, G));
 
   // A schedule() that finds the caller runnable: sched_yield with nothing else on the CPU.
   const double yield = median(m.sched_yield);

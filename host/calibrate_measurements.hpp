@@ -16,6 +16,10 @@ struct Measurements {
   std::vector<double> sched_yield;      // sched_yield() alone on its CPU: a schedule() that picks the caller
   std::vector<int> nop_batches;         // the n of the NOP batch fit
   std::vector<double> nop_a, nop_b;     // per round: io_uring_submit_and_wait of n NOPs = a + b n
+  // The host NOP runner's own code (host/app_loop.hpp) around a batch of app_batch NOPs, per item:
+  // preparing each SQE, and reaping each CQE (a clock read and a record).
+  int app_batch = 32;
+  std::vector<double> app_prep, app_reap;
 
   // Locks and cache lines (calibrate_cacheline.cpp).
   std::vector<double> spin_pair, mutex_pair;  // uncontended pthread spin / mutex lock + unlock
@@ -42,7 +46,7 @@ struct Measurements {
   // TCP over loopback, one thread holding both ends (calibrate_tcp.cpp).
   int tcp_small = 64, tcp_large = 16384;                               // message sizes, bytes
   std::vector<double> send_small, send_large, recv_small, recv_large;  // send() / recv() that finds the data
-  std::vector<double> recv_eagain;  // recv(MSG_DONTWAIT) on an empty socket
+  std::vector<double> recv_eagain;     // recv(MSG_DONTWAIT) on an empty socket
   std::vector<double> epoll_wait_one;  // epoll_wait(64, timeout 0) with one readable socket
   // 12 B round trips, receivers spinning: both ends on one CPU, and the far end on the other one.
   std::vector<double> tcp_rtt_same, tcp_rtt_cross;

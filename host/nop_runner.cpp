@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "config/input_error.hpp"
+#include "host/app_loop.hpp"
 #include "host/host_results.hpp"
 #include "host/machine_info.hpp"
 #include "host/model_fields.hpp"
@@ -46,33 +47,17 @@ class NopLoop {
     auto since = [&] { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); };
     while (!guard_.stop_requested()) {
       const double t_start = since();
-      for (int i = 0; i < depth_; ++i) {
-        io_uring_sqe* e = io_uring_get_sqe(&ring);
-        if (!e) throw std::runtime_error("io_uring: no free SQE for the batch");
-        io_uring_prep_nop(e);
-        if (force_async_) e->flags |= IOSQE_ASYNC;
-        local_.submitted.push_back(t_start);
-      }
+      prep_nop_batch(ring, depth_, force_async_, t_start, local_);
       // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
       int got = 0;
       int rc = io_uring_submit_and_wait(&ring, static_cast<unsigned>(depth_));
       while (got < depth_) {
         if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
           throw std::runtime_error(fmt::format("io_uring_submit_and_wait: {}", std::strerror(-rc)));
-        unsigned head, n = 0;
+        const Reaped r = reap_ready(ring, since, t_start, local_);
+        failed_ += r.failed;
+        got += static_cast<int>(r.cqes);
         io_uring_cqe* cqe;
-        io_uring_for_each_cqe(&ring, head, cqe) {
-          ++n;
-          const double t = since();
-          if (cqe->res < 0) {
-            ++failed_;
-            ++local_.failed;
-          } else {
-            local_.completed.emplace_back(t, t - t_start);
-          }
-        }
-        io_uring_cq_advance(&ring, n);
-        got += static_cast<int>(n);
         if (got < depth_) rc = io_uring_wait_cqe_nr(&ring, &cqe, static_cast<unsigned>(depth_ - got));
       }
       const double t = since();

@@ -86,6 +86,8 @@ host::calib::Measurements synthetic() {
   m.nop_batches = {1, 2, 4, 8, 16, 32, 64};
   m.nop_a = v(150);
   m.nop_b = v(20);
+  m.app_prep = v(8);
+  m.app_reap = v(30);
   m.spin_pair = v(10);
   m.mutex_pair = v(18);
   m.line_one_way = v(60);
@@ -225,6 +227,9 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
             c.costs.at("iowq_get_work_cycles").value + c.costs.at("iowq_work_overhead_cycles").value ==
         Approx(item));
   CHECK(c.costs.at("file_lookup_cycles").value == Approx((1330 - 1300) * G));
+  // The host runner's own code per SQE and per CQE, as timed.
+  CHECK(c.costs.at("app_sqe_prep_cycles").value == Approx(8 * G));
+  CHECK(c.costs.at("app_cqe_cycles").value == Approx(30 * G));
   CHECK(c.machine.cores == 2);
   CHECK(c.quick);
 
