@@ -33,20 +33,25 @@ class EventLog {
     local.failed = 0;
   }
   // Coordinator: everything appended so far goes into metrics.
+  // The drained buffers go back as the next ones to fill, capacity kept: runners' appends do
+  // not allocate once the log has grown to a sampling step's worth (this is time the host runs
+  // spend outside the kernel, which the model does not have).
   void drain_into(analysis::RunMetrics& metrics) {
-    Events e;
     {
       std::lock_guard lk(m_);
-      std::swap(e, shared_);
+      std::swap(spare_, shared_);
     }
-    for (const double t : e.submitted) metrics.submitted(t);
-    for (const auto& [t, lat] : e.completed) metrics.completed(t, lat);
-    for (; e.failed > 0; --e.failed) metrics.failed();
+    for (const double t : spare_.submitted) metrics.submitted(t);
+    for (const auto& [t, lat] : spare_.completed) metrics.completed(t, lat);
+    for (; spare_.failed > 0; --spare_.failed) metrics.failed();
+    spare_.submitted.clear();
+    spare_.completed.clear();
   }
 
  private:
   std::mutex m_;
   Events shared_;
+  Events spare_;  // the coordinator's: drained, then handed back to the runners
 };
 
 }  // namespace uringsim::host
