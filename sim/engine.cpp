@@ -284,11 +284,17 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
                            std::to_string(live_threads_ + 1) +
                            " alive at once; this machine can run at most " +
                            std::to_string(capacity_.max_threads()) + ": " + capacity_.explain());
+  // The new thread comes into being after its creator's earlier work (which the lookahead may
+  // have left pending).
+  if (g_running && running_) g_running->flush();
   RunningGuard guard;  // creating an actor from an actor lets others run
   ++live_threads_;
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
+  // The new actor runs at this date; creating it lets others run (the creator too, at this date).
+  if (horizons_.add(clock_ns()) != id) throw std::logic_error("horizons out of step with threads");
+  if (g_running) horizons_.set(g_running->id(), clock_ns());
   if (trace_) trace_->thread(id, name, comm);
   thread_became_active();
   if (window_start_ > 0 && clock_ns() >= window_start_) t->mark_window_start();
@@ -301,7 +307,10 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
         if (t->opts_.daemon) simgrid::s4u::Actor::self()->daemonize();
         g_running = t;
         try {
-          if (t->opts_.start_ns > 0) simgrid::s4u::this_actor::sleep_until(t->opts_.start_ns * 1e-9);
+          if (t->opts_.start_ns > 0) {
+            horizons_.set(t->id(), std::max(clock_ns(), t->opts_.start_ns));
+            simgrid::s4u::this_actor::sleep_until(t->opts_.start_ns * 1e-9);
+          }
           g_running = t;
           if (t->scheduled()) {  // wake_up_new_task: it runs once the scheduler gives it a CPU
             sched_->start(*t, clock_ns(), at_setup);
@@ -322,6 +331,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
         if (t->scheduled() && t->sched().on_cpu && !impl_->failure)
           sched_->block(*t, clock_ns());  // it exits
         t->state_ = Thread::State::Done;
+        horizons_.set(t->id(), Horizons::kNever);
         --live_threads_;
         thread_became_blocked(false);  // a finished thread will never run again
       });
@@ -335,8 +345,9 @@ void Engine::at_ns(TimeNs t_ns, std::function<void()> fn) {
   o.accounted = false;
   spawn(
       "timer", "timer", 0,
-      [t_ns, fn = std::move(fn)] {
+      [this, t_ns, fn = std::move(fn)] {
         Thread* self = g_running;
+        horizons_.set(self->id(), std::max(clock_ns(), t_ns));
         simgrid::s4u::this_actor::sleep_until(t_ns * 1e-9);
         g_running = self;
         fn();
@@ -369,6 +380,7 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
 
 void Engine::run_until_ns(TimeNs t_ns) {
   running_ = true;
+  run_end_ns_ = t_ns;
   impl_->engine->run_until(t_ns * 1e-9);
   sg_clock_s_ = simgrid::s4u::Engine::get_clock();  // in case the end of the run moved the clock
   g_running = nullptr;                              // back outside the simulation

@@ -2,6 +2,7 @@
 // The simulation engine: one per process (a SimGrid engine cannot be reset). It builds the
 // machine (one single-core SimGrid host per CPU, so CPUs are independent constraints and pinning
 // is natural), owns every thread and lock, and runs the simulation up to a date.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "sim/checks.hpp"
 #include "sim/cpu_sched.hpp"
+#include "sim/horizon.hpp"
 #include "sim/thread.hpp"
 #include "sim/trace_sink.hpp"
 #include "sim/types.hpp"
@@ -138,9 +140,11 @@ class Engine {
   // whose clock stays at one date for kMaxStepsAtOneDate of them makes no progress (e.g. a loop
   // whose costs are all 0): it fails, naming the threads that ran at that date.
   static constexpr std::uint64_t kMaxStepsAtOneDate = 10'000'000;
-  void step(const Thread& t) {
-    if (sg_clock_s_ != step_date_s_) {
-      step_date_s_ = sg_clock_s_;
+  // `date_ns`: the thread's local date (its pending work done), which a thread running ahead of
+  // SimGrid's clock advances without the clock (sim/horizon.hpp).
+  void step(const Thread& t, TimeNs date_ns) {
+    if (date_ns != step_date_ns_) {
+      step_date_ns_ = date_ns;
       steps_at_date_ = 0;
       if (!stuck_threads_.empty()) stuck_threads_.clear();
     } else if (++steps_at_date_ >= kMaxStepsAtOneDate - kStuckWatchSteps) {
@@ -150,6 +154,15 @@ class Engine {
 
   struct Impl;
   Impl& impl() { return *impl_; }
+
+  // Lookahead (sim/horizon.hpp): the earliest date at which a thread other than `self_id` could
+  // act, bounded by the end of the run.
+  Horizons& horizons() { return horizons_; }
+  // Off: every lock operation executes the caller's pending work first, as without lookahead (for
+  // tests that check the lookahead changes nothing).
+  void set_lookahead(bool on) { lookahead_ = on; }
+  bool lookahead() const { return lookahead_; }
+  TimeNs lookahead_ns(int self_id) const { return std::min(horizons_.min_excluding(self_id), run_end_ns_); }
 
  private:
   friend class Thread;
@@ -175,10 +188,13 @@ class Engine {
   std::uint64_t events_by_kind_[static_cast<int>(EventKind::Count)] = {};
   std::int64_t active_threads_ = 0, parked_threads_ = 0;
   std::unique_ptr<CpuScheduler> sched_;
+  Horizons horizons_;
+  TimeNs run_end_ns_ = Horizons::kNever;
+  bool lookahead_ = true;
   bool running_ = false;  // run_until_ns has started: threads spawned from now on are new
   ThreadCapacity capacity_;
   std::uint64_t live_threads_ = 0;  // spawned and not finished (their actors hold a stack)
-  double step_date_s_ = -1;
+  TimeNs step_date_ns_ = -1;
   std::uint64_t steps_at_date_ = 0;
   std::set<std::string> stuck_threads_;
   bool stuck_ = false;

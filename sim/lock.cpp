@@ -52,13 +52,13 @@ LockSiteStats& Lock::site_stats(Label site) {
   return s;
 }
 
-void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
+void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended, TimeNs at) {
   owner_ = &self;
   owner_site_ = site;
   moved_ = last_cpu_ >= 0 && last_cpu_ != self.cpu();
   last_wait_ns_ = waited;
   last_cpu_ = self.cpu();
-  acquired_at_ = Engine::get().clock_ns();
+  acquired_at_ = at;
   self.held_.push_back({this, site});
   if (kind_ == Kind::Spin) ++self.spin_held_;
   LockSiteStats& s = site_stats(site);
@@ -74,9 +74,19 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended) {
   }
 }
 
+// The caller's earlier work is done before its request reaches the lock: executed first, unless
+// the lock is free and nobody else can act before the caller's local date, in which case it is
+// taken then without executing that work yet (sim/horizon.hpp; the result is the same).
+void Lock::reach(Thread& self, bool free_ahead) {
+  if (free_ahead && self.may_run_ahead())
+    Engine::get().step(self, self.local_now_ns());
+  else
+    self.flush();
+}
+
 void Lock::lock(Label site) {
   Thread& self = current();
-  self.flush();  // the request reaches the lock after the caller's earlier work
+  reach(self, !owner_);
   if (owner_ == &self) {
     report_violation(violation::kRecursiveLock, site, 0,
                      "takes " + name_ + " again; it already holds it (taken at " + label_name(owner_site_) +
@@ -90,7 +100,7 @@ void Lock::lock(Label site) {
   for (const Thread::HeldLock& h : self.held_)
     e.checks().order_edge(h.lock->order_id_, h.site, order_id_, site);
   if (!owner_) {
-    acquired(self, site, 0, false);
+    acquired(self, site, 0, false, self.local_now_ns());
     fast_path_cost(self, moved_);
     return;
   }
@@ -107,7 +117,7 @@ void Lock::lock(Label site) {
   if (owner_ != &self) throw std::logic_error("lock " + name_ + ": woken without hand-off");
   // hand_over() already made us the owner; record the acquisition at the hand-off date.
   owner_ = nullptr;
-  acquired(self, site, e.clock_ns() - t0, true);
+  acquired(self, site, e.clock_ns() - t0, true, e.clock_ns());
 }
 
 bool Lock::closes_wait_cycle(const Thread& self) const {
@@ -123,16 +133,17 @@ bool Lock::closes_wait_cycle(const Thread& self) const {
 
 bool Lock::try_lock(Label site) {
   Thread& self = current();
-  self.flush();
+  reach(self, !owner_);
   if (owner_) return false;
-  acquired(self, site, 0, false);
+  acquired(self, site, 0, false, self.local_now_ns());
   fast_path_cost(self, moved_);
   return true;
 }
 
 void Lock::unlock(Label site) {
   Thread& self = current();
-  self.flush();  // the critical section's work ends before the release
+  // The critical section's work ends before the release; with nobody waiting, as for lock().
+  reach(self, owner_ == &self && queue_.empty() && recursion_ == 0);
   if (owner_ != &self) {
     report_violation(
         violation::kUnlockNotOwner, site == kNoLabel ? self.last_symbol_ : site, 0,
@@ -153,7 +164,7 @@ void Lock::unlock(Label site) {
     }
   }
   if (kind_ == Kind::Spin) --self.spin_held_;
-  const TimeNs held = Engine::get().clock_ns() - acquired_at_;
+  const TimeNs held = self.local_now_ns() - acquired_at_;
   LockSiteStats& s = *owner_stats_;  // sites_[owner_site_]
   s.hold_ns_total += held;
   s.hold_ns_max = std::max(s.hold_ns_max, held);

@@ -66,7 +66,8 @@ class Lock {
   virtual void hand_over(Thread& next) = 0;                      // give the lock to `next` (already owner_)
 
  private:
-  void acquired(Thread& self, Label site, TimeNs waited, bool contended);
+  void acquired(Thread& self, Label site, TimeNs waited, bool contended, TimeNs at);
+  void reach(Thread& self, bool free_ahead);
   bool closes_wait_cycle(const Thread& self) const;
   LockSiteStats& site_stats(Label site);
 

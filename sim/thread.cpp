@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "sim/checks.hpp"
@@ -81,8 +83,60 @@ void Thread::trace_wait(const char* what, TimeNs t0) {
   if (t1 > t0 && tr->in_window(t0, t1)) tr->slice(id_, what, "sched", t0, t1);
 }
 
+// Every SimGrid call lets other actors run; before each, this thread's horizon says the earliest
+// date it returns at (sim/horizon.hpp). After it, the date must not have been passed.
+void Thread::horizon_until(TimeNs t) {
+  engine_.horizons().set(id_, t);
+}
+
+void Thread::check_horizon() const {
+  // Others ran ahead up to this date: resuming earlier would break causality.
+  if (engine_.clock_ns() < engine_.horizons().get(id_) - 1e-3)
+    throw std::logic_error(name_ + ": resumed at " + std::to_string(engine_.clock_ns()) +
+                           " ns, before its lookahead horizon " +
+                           std::to_string(engine_.horizons().get(id_)));
+}
+
+void Thread::sg_sleep_ns(TimeNs ns) {
+  horizon_until(engine_.clock_ns() + ns);
+  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
+  check_horizon();
+}
+
+void Thread::sg_acquire(bool token) {
+  horizon_until(token ? engine_.clock_ns() : Horizons::kNever);
+  impl_->sem->acquire();
+  check_horizon();
+}
+
+bool Thread::sg_acquire_timeout(TimeNs ns) {
+  horizon_until(engine_.clock_ns() + ns);
+  const bool timed_out = impl_->sem->acquire_timeout(ns * 1e-9);
+  check_horizon();
+  return timed_out;
+}
+
+void Thread::sg_release() {
+  const TimeNs now = engine_.clock_ns();
+  engine_.horizons().set(id_, now);  // it may resume at once
+  if (g_running) g_running->horizon_until(now);
+  impl_->sem->release();
+}
+
+bool Thread::may_run_ahead() const {
+  if (!engine_.lookahead()) return false;
+  if (need_resched_) return false;  // it would be preempted before its pending work
+  const TimeNs t = local_now_ns();
+  // A tick inside the pending work may preempt it if others wait for this CPU: the work must run
+  // first. With nobody queued (and nobody able to queue before `t`), ticks change nothing.
+  if (scheduled_ && engine_.scheduler().has_queued(cpu_) &&
+      t >= engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6)
+    return false;
+  return t <= engine_.lookahead_ns(id_);
+}
+
 void Thread::flush() {
-  engine_.step(*this);
+  engine_.step(*this, local_now_ns());
   if (pending_ <= 0) return;
   RunningGuard guard;
   const double amount = pending_;
@@ -96,7 +150,7 @@ void Thread::flush() {
   const TimeNs t0 = engine_.clock_ns();
   if (opts_.interrupt && cpu_ < engine_.machine().cores)
     engine_.scheduler().steal(cpu_, engine_.cycles_to_ns(amount));
-  simgrid::s4u::this_actor::sleep_for(engine_.cycles_to_ns(amount) * 1e-9);
+  sg_sleep_ns(engine_.cycles_to_ns(amount));
   trace_compute(t0, engine_.clock_ns());
 }
 
@@ -132,12 +186,12 @@ void Thread::run_ns(TimeNs ns) {
       }
       TimeNs chunk = promised ? ns : std::min(ns, sch.next_tick_ns(now) - now);
       if (promised) {
-        simgrid::s4u::this_actor::sleep_for(chunk * 1e-9);
+        sg_sleep_ns(chunk);
       } else {  // a wake-up preemption (request_resched) cuts it short
         impl_->waiting = Impl::Wait::Work;
         impl_->released = false;
-        const bool timed_out = impl_->sem->acquire_timeout(chunk * 1e-9);
-        if (timed_out && impl_->released) impl_->sem->acquire();  // asked at the chunk's very end
+        const bool timed_out = sg_acquire_timeout(chunk);
+        if (timed_out && impl_->released) sg_acquire(true);  // asked at the chunk's very end
         impl_->waiting = Impl::Wait::None;
         if (!timed_out) chunk = std::min(chunk, engine_.clock_ns() - now);
       }
@@ -146,7 +200,7 @@ void Thread::run_ns(TimeNs ns) {
       if (ns < kTinyNs) ns = 0;  // rounding: the work is done
       if (stolen_ns_ > 0) {      // interrupts ran meanwhile: the rest of the work starts later
         const TimeNs t1 = engine_.clock_ns();
-        simgrid::s4u::this_actor::sleep_for(stolen_ns_ * 1e-9);
+        sg_sleep_ns(stolen_ns_);
         stolen_ns_ = 0;
         trace_wait("interrupted", t1);
       }
@@ -174,7 +228,7 @@ void Thread::wait_dispatch() {
   while (!dispatched_) {
     impl_->waiting = Impl::Wait::Dispatch;
     impl_->released = false;
-    impl_->sem->acquire();
+    sg_acquire(false);
     impl_->waiting = Impl::Wait::None;
   }
   dispatched_ = false;
@@ -182,7 +236,7 @@ void Thread::wait_dispatch() {
   if (dispatch_delay_ > 0) {  // the CPU wakes up for us (IPI, idle exit)
     engine_.count_event(Engine::EventKind::Sleep);
     const TimeNs t1 = engine_.clock_ns();
-    simgrid::s4u::this_actor::sleep_for(dispatch_delay_ * 1e-9);
+    sg_sleep_ns(dispatch_delay_);
     trace_wait("waking", t1);
   }
   engine_.scheduler().started_running(*this, engine_.clock_ns());
@@ -199,7 +253,7 @@ void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles) {
   if (impl_->waiting == Impl::Wait::Dispatch && !impl_->released) {
     RunningGuard guard;
     impl_->released = true;
-    impl_->sem->release();
+    sg_release();
   }
 }
 
@@ -208,7 +262,7 @@ void Thread::request_resched() {
   if (impl_->waiting == Impl::Wait::Work && !impl_->released && preemptible()) {
     RunningGuard guard;  // the resched IPI: its work stops here, it yields
     impl_->released = true;
-    impl_->sem->release();
+    sg_release();
     return;
   }
   rq_changed();
@@ -220,7 +274,7 @@ void Thread::rq_changed() {
   if (impl_->waiting == Impl::Wait::Park && state_ == State::Spinning && !impl_->released) {
     RunningGuard guard;
     impl_->released = true;
-    impl_->sem->release();
+    sg_release();
   }
 }
 
@@ -258,7 +312,7 @@ void Thread::sleep_ns(TimeNs ns, Label path) {
   const TimeNs t0 = engine_.clock_ns();
   state_ = State::Sleeping;
   sch.block(*this, t0);
-  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
+  sg_sleep_ns(ns);
   state_ = State::Running;
   trace_wait("sleep", t0);
   sch.wake(*this, -1, engine_.clock_ns(), true);  // its timer expired
@@ -272,7 +326,7 @@ void Thread::off_cpu_ns(TimeNs ns) {
   RunningGuard guard;
   state_ = State::Sleeping;
   const TimeNs t0 = engine_.clock_ns();
-  simgrid::s4u::this_actor::sleep_for(ns * 1e-9);
+  sg_sleep_ns(ns);
   state_ = State::Running;
   trace_wait("sleep", t0);
 }
@@ -301,12 +355,12 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
   if (!std::isfinite(timeout)) {  // only another thread can end this wait
     impl_->forever = true;
     engine_.thread_became_blocked(true);
-    impl_->sem->acquire();
+    sg_acquire(impl_->released);
     impl_->forever = false;
   } else {
-    timed_out = impl_->sem->acquire_timeout(timeout * 1e-9);
+    timed_out = sg_acquire_timeout(timeout);
     // A release at the very date of the timeout counts as a wake; consume its token.
-    if (timed_out && impl_->released) impl_->sem->acquire();
+    if (timed_out && impl_->released) sg_acquire(true);
   }
   const bool woken = !timed_out || impl_->released;
   impl_->waiting = Impl::Wait::None;
@@ -316,7 +370,7 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
     // A wake-up that takes effect later (unpark_at): still asleep until then.
     if (woken && wake_not_before_ns_ > engine_.clock_ns()) {
       const TimeNs t1 = engine_.clock_ns();
-      simgrid::s4u::this_actor::sleep_for((wake_not_before_ns_ - t1) * 1e-9);
+      sg_sleep_ns(wake_not_before_ns_ - t1);
       trace_wait(what, t1);
     }
     wake_not_before_ns_ = 0;
@@ -356,10 +410,10 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
     }
     bool timed_out = false;
     if (std::isfinite(limit)) {
-      timed_out = impl_->sem->acquire_timeout(std::max(0.0, limit - now) * 1e-9);
-      if (timed_out && impl_->released) impl_->sem->acquire(), timed_out = false;
+      timed_out = sg_acquire_timeout(std::max(0.0, limit - now));
+      if (timed_out && impl_->released) sg_acquire(true), timed_out = false;
     } else {
-      impl_->sem->acquire();
+      sg_acquire(impl_->released);
     }
     spun += engine_.ns_to_cycles(engine_.clock_ns() - now);
     if (impl_->unparked) {
@@ -419,7 +473,7 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
   }
   // A spinning waiter keeps its CPU (preemption is off) and burns it until the hand-off.
   RunningGuard guard;
-  impl_->sem->acquire();
+  sg_acquire(impl_->released);
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
   trace_wait("native_queued_spin_lock_slowpath", t0);
@@ -448,7 +502,10 @@ void Thread::unpark() {
 void Thread::unpark_at(TimeNs t_ns) {
   wake_not_before_ns_ = t_ns;
   waker_cpu_ = caller_cpu();
+  const bool sleeps_until_then = scheduled_ && state_ == State::Parked && impl_->waiting == Impl::Wait::Park;
   release_park();
+  // A parked thread released early sleeps on until t_ns (wait_off_cpu) before it acts.
+  if (sleeps_until_then) engine_.horizons().set(id_, std::max(engine_.clock_ns(), t_ns));
 }
 
 void Thread::release_park() {
@@ -458,7 +515,7 @@ void Thread::release_park() {
     if (!impl_->released) {
       impl_->released = true;
       if (impl_->forever) engine_.thread_became_active(true);
-      impl_->sem->release();
+      sg_release();
     }
   } else {
     permit_ = true;
@@ -473,7 +530,7 @@ void Thread::grant() {
   if (impl_->waiting == Impl::Wait::Grant) {
     impl_->released = true;
     if (impl_->forever) engine_.thread_became_active(true);
-    impl_->sem->release();
+    sg_release();
   } else {
     granted_ = true;
   }

@@ -140,6 +140,16 @@ class Thread {
   void request_resched();  // the scheduler wants this running thread preempted
   void rq_changed();       // threads wait for this one's CPU: a spin re-checks at ticks
   void set_cpu(int cpu) { cpu_ = cpu; }
+  // SimGrid calls, each with this thread's horizon set for the others' lookahead (sim/horizon.hpp).
+  void horizon_until(TimeNs t);
+  void check_horizon() const;
+  void sg_sleep_ns(TimeNs ns);
+  void sg_acquire(bool token);  // token: a release is known to be waiting (returns at once)
+  bool sg_acquire_timeout(TimeNs ns);
+  void sg_release();  // called on the waiting thread, by whoever releases it
+  // Its pending work ends before any other thread could act, and runs unpreempted: an uncontended
+  // lock may be taken or released at its local date without executing that work first.
+  bool may_run_ahead() const;
   // Start a park-like wait: flush, then either consume a pending wake-up (true: no wait) or count
   // the (timed or not) wait and mark the thread waiting in `waiting_state`.
   bool consume_permit_or_prepare(State waiting_state, bool timed);

@@ -61,13 +61,14 @@ TEST_CASE("locking: the profile accounts lock spinning to the slow-path symbol a
 namespace {
 nlohmann::json run_seed_003(const std::string& variant, const std::string& extra = "") {
   return run_results("seed003-" + variant, source_path("scenarios/seeds/iowq-lock-split.json") +
-                                               " --variant " + variant +
-                                               " --set warmup_ms=20 --set duration_ms=30 " + extra);
+                                               " --variant " + variant + " " + extra);
 }
 }  // namespace
 
 TEST_CASE("locking: seed 003's split cuts the spin share by the seed's proportion") {
   // Not fitted: the line counts are read from io-wq.c and the transfer cost is the published one.
+  // The seed's own 150 ms: in shorter windows the global design's share swings by several points
+  // with the order of simultaneous lock attempts (64 CPUs contending).
   // Since the CPU scheduler, both shares sit above the seed's bands (global 34.5-37.5 %, split
   // 21.4 %): docs/calibration.md says why. What the split does to them is the seed's finding.
   const double global = run_seed_003("global")["profile"]["spin_slowpath_pct"].get<double>();

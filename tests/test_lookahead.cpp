@@ -1,0 +1,164 @@
+// The engine's lookahead (sim/horizon.hpp): a thread takes or releases a free lock at its local
+// date without first executing its pending work when no other thread can act before that date.
+// These cases check that it changes nothing observable: the same dates and the same lock
+// statistics with the lookahead on and off, when another thread does come to the lock before
+// the holder's local date and when it comes after. The machine runs at 1 GHz (1 cycle = 1 ns)
+// with every primitive cost 0, so dates follow from the charged work alone.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/horizon.hpp"
+#include "sim/label.hpp"
+#include "sim/lock.hpp"
+#include "sim/thread.hpp"
+
+using namespace uringsim::sim;
+
+namespace {
+
+MachineSpec two_cpus() {
+  MachineSpec m;
+  m.cores = 2;
+  m.ghz = 1.0;
+  return m;
+}
+
+struct Outcome {
+  TimeNs a_locked = -1, a_done = -1, b_locked = -1, b_done = -1;
+  LockSiteStats stats;
+  std::uint64_t events = 0;
+};
+
+// A: from 1 ns, 1000 ns of work, then L for 100 ns. B: sleeps `b_start` ns, then L for 300 ns.
+Outcome simulate(bool lookahead, TimeNs b_start) {
+  Engine e(two_cpus(), PrimitiveCosts{});
+  e.set_lookahead(lookahead);
+  SpinLock l("L");
+  Outcome o;
+  e.spawn("a", "app", 0, [&] {
+    Thread& self = current();
+    self.sleep_ns(1);  // B has started and gone to sleep: its horizon is its wake-up date
+    self.charge(1000, intern("work"));
+    l.lock(intern("a"));
+    o.a_locked = self.local_now_ns();
+    self.charge(100, intern("critical"));
+    l.unlock();
+    o.a_done = now_ns();
+  });
+  e.spawn("b", "app", 1, [&] {
+    Thread& self = current();
+    self.sleep_ns(b_start);
+    l.lock(intern("b"));
+    o.b_locked = self.local_now_ns();
+    self.charge(300, intern("critical"));
+    l.unlock();
+    o.b_done = now_ns();
+  });
+  e.run_until_ns(1e6);
+  o.stats = l.window_total();
+  o.events = e.events();
+  return o;
+}
+
+// One simulation per process: each runs in a child, which sends its outcome back.
+Outcome run(bool lookahead, TimeNs b_start) {
+  static_assert(std::is_trivially_copyable_v<Outcome>);
+  int fd[2];
+  if (pipe(fd) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const Outcome o = simulate(lookahead, b_start);
+    const bool ok = write(fd[1], &o, sizeof o) == static_cast<ssize_t>(sizeof o);
+    _exit(ok ? 0 : 1);
+  }
+  close(fd[1]);
+  Outcome o;
+  const ssize_t n = read(fd[0], &o, sizeof o);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(n == static_cast<ssize_t>(sizeof o));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return o;
+}
+
+void check_same(const Outcome& on, const Outcome& off) {
+  CHECK(on.a_locked == Approx(off.a_locked));
+  CHECK(on.a_done == Approx(off.a_done));
+  CHECK(on.b_locked == Approx(off.b_locked));
+  CHECK(on.b_done == Approx(off.b_done));
+  CHECK(on.stats.acquisitions == off.stats.acquisitions);
+  CHECK(on.stats.contended == off.stats.contended);
+  CHECK(on.stats.hold_ns_total == Approx(off.stats.hold_ns_total));
+  CHECK(on.stats.wait_ns_total == Approx(off.stats.wait_ns_total));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "lookahead: another thread that takes the lock before the holder's local date goes first, as without "
+    "it") {
+  // B takes L at 500 and holds it to 800, before A's work ends at 1001: A may not run ahead.
+  const Outcome on = run(true, 500), off = run(false, 500);
+  check_same(on, off);
+  CHECK(off.b_locked == Approx(500));
+  CHECK(off.a_locked == Approx(1001));
+  CHECK(off.stats.contended == 0);
+}
+
+TEST_CASE(
+    "lookahead: a thread that comes during the holder's critical section waits for its release, as without "
+    "it") {
+  // B comes at 1050: A, ahead, took L at 1001 and holds it until 1101; B waits 51 ns.
+  const Outcome on = run(true, 1050), off = run(false, 1050);
+  check_same(on, off);
+  CHECK(off.b_locked == Approx(1101));
+  CHECK(off.stats.contended == 1);
+  CHECK(off.stats.wait_ns_total == Approx(51));
+}
+
+TEST_CASE("lookahead: with nobody else before the holder's local date, the lock costs no simulation event") {
+  // B comes at 2000, after A is done: A takes and releases L at 1001 and 1101 without executing
+  // its work first; one compute event fewer for each.
+  const Outcome on = run(true, 2000), off = run(false, 2000);
+  check_same(on, off);
+  CHECK(off.a_locked == Approx(1001));
+  CHECK(off.b_locked == Approx(2000));
+  CHECK(on.events < off.events);
+}
+
+TEST_CASE("lookahead: the horizon heap's minimum, with and without one member, matches a scan") {
+  Horizons h;
+  std::vector<TimeNs> keys;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> t(0, 1000);
+  for (int i = 0; i < 50; ++i) {
+    keys.push_back(t(rng));
+    CHECK(h.add(keys.back()) == i);
+  }
+  for (int step = 0; step < 2000; ++step) {
+    const int id = static_cast<int>(rng() % keys.size());
+    keys[static_cast<std::size_t>(id)] = step % 7 == 0 ? Horizons::kNever : t(rng);
+    h.set(id, keys[static_cast<std::size_t>(id)]);
+    const int other = static_cast<int>(rng() % keys.size());
+    TimeNs all = Horizons::kNever, excl = Horizons::kNever;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      all = std::min(all, keys[k]);
+      if (static_cast<int>(k) != other) excl = std::min(excl, keys[k]);
+    }
+    REQUIRE(h.min() == all);
+    REQUIRE(h.min_excluding(other) == excl);
+    REQUIRE(h.get(id) == keys[static_cast<std::size_t>(id)]);
+  }
+}
