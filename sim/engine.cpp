@@ -143,9 +143,15 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   // Kernel costs are tens of ns: SimGrid's default 1 ns timing precision would round them away.
   // Nothing is sent over a network (hosts have no links): the constant network model is the
   // cheapest to consult at every time advance, where the default one runs its solver each time.
-  static std::vector<std::string> args = {"uringsim", "--cfg=surf/precision:1e-12",
-                                          "--cfg=maxmin/precision:1e-9", "--log=root.thres:critical",
-                                          "--cfg=network/model:Constant"};
+  // The CPU model's lazy updates (cpu/optim:TI) are exact here: CPU work is simulated as delays
+  // (the scheduler runs one thread per CPU), never as executions sharing a host; they skip the
+  // sharing solver for every sleep (dates may differ in the last bits of a double).
+  static std::vector<std::string> args = {"uringsim",
+                                          "--cfg=surf/precision:1e-12",
+                                          "--cfg=maxmin/precision:1e-9",
+                                          "--log=root.thres:critical",
+                                          "--cfg=network/model:Constant",
+                                          "--cfg=cpu/optim:TI"};
   for (const auto& item : simgrid_cfg_from_env()) args.push_back("--cfg=" + item);
   static std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
