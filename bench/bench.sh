@@ -8,13 +8,23 @@ BIN=${1:-build/tools/uringsim}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 field() { sed -n "s/^  \"$1\": \(.*\),\?$/\1/p" "$2" | tr -d ','; }
-printf '%-28s %12s %12s %14s %10s %10s\n' scenario simulated_s wall_s events events/s RTF
+# The bare engine's rate on this machine now: two SimGrid actors handing a token back and forth
+# (sim/bench/pingpong.cpp); each scenario's events/s is also shown as a fraction of it.
+PINGPONG=${PINGPONG:-$(dirname "$BIN")/../sim/simgrid_pingpong}
+BARE=$("$PINGPONG" 500000 | awk '{print $3}')
+printf 'bare SimGrid ping-pong: %.0f events/s\n' "$BARE"
+printf '%-28s %12s %10s %14s %10s %8s %10s %8s %9s\n' scenario simulated_s wall_s events events/s of_bare \
+  events/req RTF RSS_MiB
 run() {
   local label=$1; shift
   "$BIN" run "$@" --quiet --out "$OUT/$label" >/dev/null
   local ri="$OUT/$label/run_info.json"
-  printf '%-28s %12s %12.3f %14s %10.0f %10.3f\n' "$label" "$(field simulated_s "$ri")" "$(field wall_s "$ri")" \
-    "$(field events "$ri")" "$(field events_per_s "$ri")" "$(field real_time_factor "$ri")"
+  local eps per
+  eps=$(field events_per_s "$ri")
+  per=$(field events_per_request "$ri")
+  printf '%-28s %12s %10.3f %14s %10.0f %8.2f %10s %8.3f %9.0f\n' "$label" "$(field simulated_s "$ri")" \
+    "$(field wall_s "$ri")" "$(field events "$ri")" "$eps" "$(echo "$eps / $BARE" | bc -l)" \
+    "$(printf '%.1f' "${per/null/0}")" "$(field real_time_factor "$ri")" "$(echo "$(field peak_rss_bytes "$ri") / 1048576" | bc -l)"
 }
 run "mmc c=4 rho=0.8 (1 s)" scenarios/validation/mmc.json --set duration_ms=900
 run "mmc c=20 rho=0.8 (1 s)" scenarios/validation/mmc.json --variant c20 --set duration_ms=900

@@ -239,6 +239,14 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   model->report(r);
 
   const double sim_s = simulated_ns * 1e-9;
+  // Simulation events per request completed in the whole run: SimGrid activities per round trip
+  // for the echo (issue 14's measure), deterministic unlike the wall time around it.
+  auto per_request = [](std::uint64_t events, const nlohmann::json& res) -> nlohmann::json {
+    const auto it = res.find("requests");
+    if (it == res.end() || !it->contains("completed")) return nullptr;
+    const double n = it->at("completed").get<double>();
+    return n > 0 ? nlohmann::json(static_cast<double>(events) / n) : nlohmann::json(nullptr);
+  };
   out.run_info = {{"wall_s", wall_s},
                   {"events", engine.events()},
                   {"events_per_s", wall_s > 0 ? engine.events() / wall_s : 0.0},
@@ -248,6 +256,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                     {"park", engine.events(sim::Engine::EventKind::Park)},
                     {"park_timeout", engine.events(sim::Engine::EventKind::ParkTimeout)},
                     {"lock_wait", engine.events(sim::Engine::EventKind::LockWait)}}},
+                  {"events_per_request", per_request(engine.events(), r)},
                   {"simulated_s", sim_s},
                   {"real_time_factor", sim_s > 0 ? wall_s / sim_s : 0.0},
                   {"peak_rss_bytes", analysis::peak_rss_bytes()}};

@@ -32,8 +32,11 @@ TEST_CASE("cli: run writes results.json with the stable keys and conserves reque
   CHECK(j["throughput"]["ops_per_s"].get<double>() == Approx(50000).epsilon(0.1));
   CHECK(j["cpu"]["by_thread"]["worker_pct"].get<double>() == Approx(50).epsilon(0.1));
   const auto info = nlohmann::json::parse(slurp(dir / "run_info.json"));
-  for (const char* k : {"wall_s", "events", "events_per_s", "real_time_factor", "peak_rss_bytes"})
+  for (const char* k :
+       {"wall_s", "events", "events_per_s", "events_per_request", "real_time_factor", "peak_rss_bytes"})
     CHECK(info.contains(k));
+  CHECK(info["events_per_request"].get<double>() ==
+        Approx(info["events"].get<double>() / rq["completed"].get<double>()));
 }
 
 TEST_CASE("cli: the same scenario and seed give byte-identical results; another seed does not") {
