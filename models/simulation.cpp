@@ -11,6 +11,7 @@
 #include "analysis/io.hpp"
 #include "analysis/metrics.hpp"
 #include "models/model.hpp"
+#include "models/uring/era.hpp"
 #include "sim/engine.hpp"
 #include "sim/lock.hpp"
 
@@ -46,7 +47,7 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
   const auto policy = s.at("/kernel/sched").get<std::string>();
   const bool eevdf =
-      policy == "eevdf" || (policy == "auto" && s.at("/kernel/era").get<std::string>() == "6.x");
+      policy == "eevdf" || (policy == "auto" && era(s.at("/kernel/era").get<std::string>()).eevdf);
   m.sched.policy = eevdf ? sim::SchedPolicy::Eevdf : sim::SchedPolicy::Cfs;
   return m;
 }

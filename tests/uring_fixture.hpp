@@ -27,14 +27,9 @@ namespace uringsim::test {
 // 5.16 defaults (hybrid IOSQE_ASYNC, poll-ready re-issue through task_work); tests change what
 // they exercise. Rings are large unless a test is about the CQ.
 inline models::KernelConfig test_kernel() {
-  models::KernelConfig k;
-  k.era = "5.16";
-  k.tw_on_enter = true;  // 5.16 still runs task_work on entry
-  k.async_mode = models::AsyncMode::Hybrid;
-  k.apoll_ready = models::ApollReady::TaskWork;
+  models::KernelConfig k = models::KernelConfig::for_era("5.16");
   k.max_bound = 4;
   k.max_unbound = 4;
-  k.iowq_split_lock = false;  // 5.16: one wqe->lock for the lists, counts and free list
   k.worker_idle_timeout_ns = 5e9;
   k.sq_entries = 64;
   k.cq_entries = 128;

@@ -10,34 +10,36 @@ namespace {
 constexpr int kUnlimitedWorkers = 1 << 20;
 }  // namespace
 
-const char* async_mode_name(AsyncMode m) {
-  switch (m) {
-    case AsyncMode::Blocking:
-      return "blocking";
-    case AsyncMode::Hybrid:
-      return "hybrid";
-    case AsyncMode::HybridV1:
-      return "hybrid-v1";
-  }
-  return "?";
+KernelConfig KernelConfig::for_era(std::string_view era_name) {
+  const Era& e = models::era(era_name);
+  KernelConfig k;
+  k.era = e.name;
+  k.async_mode = e.async_mode;
+  k.apoll_ready = e.apoll_ready;
+  k.forced_reissue_iowq = e.forced_reissue_iowq;
+  k.workers_inherit_affinity = e.workers_inherit_affinity;
+  k.iowq_split_lock = e.iowq_split_lock;
+  k.tw_on_enter = e.tw_on_enter;
+  k.poll_once = e.poll_once;
+  k.issue_flags_split = e.unlocked_flag;
+  return k;
 }
 
 KernelConfig KernelConfig::from(const config::Scenario& s) {
-  KernelConfig k;
-  k.era = s.at("/kernel/era").get<std::string>();
-  const bool before_516 = k.era == "5.15";
+  KernelConfig k = for_era(s.at("/kernel/era").get<std::string>());
+  const Era& row = models::era(k.era);
   const auto mode = s.at("/kernel/async_mode").get<std::string>();
-  k.async_mode = mode == "hybrid-v1"                                    ? AsyncMode::HybridV1
-                 : mode == "blocking" || (mode == "auto" && before_516) ? AsyncMode::Blocking
-                                                                        : AsyncMode::Hybrid;
+  if (mode != "auto")
+    k.async_mode = mode == "hybrid-v1"  ? AsyncMode::HybridV1
+                   : mode == "blocking" ? AsyncMode::Blocking
+                                        : AsyncMode::Hybrid;
+  // The merged hybrid mode came with IO_URING_F_UNLOCKED; its first posting did not have it.
   k.issue_flags_split =
-      k.async_mode == AsyncMode::Hybrid || (!before_516 && k.async_mode != AsyncMode::HybridV1);
+      k.async_mode == AsyncMode::Hybrid || (row.unlocked_flag && k.async_mode != AsyncMode::HybridV1);
   const auto ready = s.at("/kernel/apoll_ready").get<std::string>();
-  k.apoll_ready =
-      ready == "inline" || (ready == "auto" && before_516) ? ApollReady::Inline : ApollReady::TaskWork;
+  if (ready != "auto") k.apoll_ready = ready == "inline" ? ApollReady::Inline : ApollReady::TaskWork;
   const auto reissue = s.at("/kernel/forced_reissue").get<std::string>();
-  k.forced_reissue_iowq = reissue == "iowq" || (reissue == "auto" && k.era == "6.x");
-  k.workers_inherit_affinity = k.era == "6.x";
+  if (reissue != "auto") k.forced_reissue_iowq = reissue == "iowq";
   k.sq_entries = s.at("/kernel/ring/sq_entries").get<int>();
   const int cq = s.at("/kernel/ring/cq_entries").get<int>();
   k.cq_entries = cq > 0 ? cq : 2 * k.sq_entries;
@@ -47,15 +49,13 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.max_bound = mb > 0 ? mb : std::min(k.sq_entries, 4 * cores);
   k.max_unbound = mu > 0 ? mu : kUnlimitedWorkers;
   const auto lock = s.at("/kernel/iowq/lock").get<std::string>();
-  k.tw_on_enter = k.era != "6.x";
-  k.poll_once = before_516;
-  k.iowq_split_lock = lock == "split" || (lock == "auto" && (k.era == "5.18" || k.era == "6.x"));
+  if (lock != "auto") k.iowq_split_lock = lock == "split";
   k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
   for (const auto& e : s.at("/kernel/iowq/create_errors"))
     k.iowq_create_errors.push_back(e.get<std::string>() == "eagain" ? CreateError::Eagain
                                                                     : CreateError::Enomem);
   k.sq_idle_ns = s.at("/kernel/sqpoll/idle_us").get<double>() * 1e3;
-  if (k.era == "6.x") {  // today's kernel: whole ms (0 means 1 s), rounded up to jiffies
+  if (row.sq_idle_in_jiffies) {  // upstream: whole ms (0 means 1 s), rounded up to jiffies
     const double hz = s.at("/machine/hz").get<double>();
     double ms = std::ceil(k.sq_idle_ns / 1e6);
     if (ms <= 0) ms = 1000;

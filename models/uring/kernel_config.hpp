@@ -5,15 +5,11 @@
 #include <vector>
 
 #include "config/scenario.hpp"
+#include "models/uring/era.hpp"
 #include "sim/types.hpp"
 
 namespace uringsim::models {
 
-// HybridV1: the first posting of seed 000 (reviewed in seed 004): the worker issues with NONBLOCK
-// while NONBLOCK still also meant "holds uring_lock".
-enum class AsyncMode { Blocking, Hybrid, HybridV1 };
-const char* async_mode_name(AsyncMode m);
-enum class ApollReady { Inline, TaskWork };
 enum class CreateError { Enomem, Eagain };  // create_io_thread failures: fatal, or retried
 
 struct KernelConfig {
@@ -48,6 +44,9 @@ struct KernelConfig {
   bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
   int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE
 
+  // The era's defaults (models/uring/era.hpp), every other knob at its default.
+  static KernelConfig for_era(std::string_view era_name);
+  // The scenario's kernel: its era's row, then the knobs it sets (not `auto`).
   static KernelConfig from(const config::Scenario& s);
 };
 

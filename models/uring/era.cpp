@@ -1,0 +1,60 @@
+#include "models/uring/era.hpp"
+
+#include <stdexcept>
+
+namespace uringsim::models {
+
+const char* async_mode_name(AsyncMode m) {
+  switch (m) {
+    case AsyncMode::Blocking:
+      return "blocking";
+    case AsyncMode::Hybrid:
+      return "hybrid";
+    case AsyncMode::HybridV1:
+      return "hybrid-v1";
+  }
+  return "?";
+}
+
+const std::vector<Era>& eras() {
+  using A = AsyncMode;
+  using R = ApollReady;
+  // name, async_mode, apoll_ready, split lock, tw on enter, poll once, UNLOCKED flag,
+  // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF
+  static const std::vector<Era> table = {
+      {"5.15", A::Blocking, R::Inline, false, true, true, false, false, false, false, false},
+      {"5.16", A::Hybrid, R::TaskWork, false, true, false, true, false, false, false, false},
+      {"5.18", A::Hybrid, R::TaskWork, true, true, false, true, false, false, false, false},
+      {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true},
+  };
+  return table;
+}
+
+const Era& era(std::string_view name) {
+  for (const Era& e : eras())
+    if (name == e.name) return e;
+  std::string known;
+  for (const Era& e : eras()) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  throw std::invalid_argument("kernel era \"" + std::string(name) + "\": expected one of " + known);
+}
+
+std::string eras_markdown() {
+  auto yes = [](bool b) { return b ? "yes" : "no"; };
+  std::string md =
+      "| Era | `async_mode` (auto) | `apoll_ready` (auto) | `iowq.lock` (auto) | task_work run at "
+      "`io_uring_enter` entry | a polled request that gets -EAGAIN again | `IO_URING_F_UNLOCKED` | "
+      "poll-woken IOSQE_ASYNC request (`forced_reissue` auto) | io-wq workers' CPUs | SQPOLL idle | "
+      "scheduler (`sched` auto) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const Era& e : eras()) {
+    md += std::string("| ") + e.name + " | `" + async_mode_name(e.async_mode) + "` | `" +
+          (e.apoll_ready == ApollReady::Inline ? "inline" : "task_work") + "` | `" +
+          (e.iowq_split_lock ? "split" : "global") + "` | " + yes(e.tw_on_enter) + " | " +
+          (e.poll_once ? "punted to io-wq (`REQ_F_POLLED`)" : "re-armed") + " | " + yes(e.unlocked_flag) +
+          " | " + (e.forced_reissue_iowq ? "back to io-wq" : "issued in task_work") + " | " +
+          (e.workers_inherit_affinity ? "the ring task's" : "any") + " | " +
+          (e.sq_idle_in_jiffies ? "ms, in jiffies" : "ns") + " | " + (e.eevdf ? "EEVDF" : "CFS") + " |\n";
+  }
+  return md;
+}
+
+}  // namespace uringsim::models

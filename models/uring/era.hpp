@@ -1,0 +1,37 @@
+#pragma once
+// The kernel eras the model knows, as one table: what each era does where io_uring's designs
+// differ. A scenario's `auto` knobs take their era's value (KernelConfig::from), tests build their
+// kernels from a row (KernelConfig::for_era), and docs/models/kernel-eras.md shows this table
+// (a test checks the page against it).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace uringsim::models {
+
+// HybridV1: the first posting of seed 000 (reviewed in seed 004): the worker issues with NONBLOCK
+// while NONBLOCK still also meant "holds uring_lock".
+enum class AsyncMode { Blocking, Hybrid, HybridV1 };
+const char* async_mode_name(AsyncMode m);
+enum class ApollReady { Inline, TaskWork };
+
+struct Era {
+  const char* name;
+  AsyncMode async_mode;      // an IOSQE_ASYNC request on a pollable file in io-wq (5.16: hybrid)
+  ApollReady apoll_ready;    // an armed poll found ready at once: re-issued inline (5.15) or by task_work
+  bool iowq_split_lock;      // io-wq's acct->lock for the work lists (5.18)
+  bool tw_on_enter;          // io_uring_enter runs pending task_work on entry (until 6.1)
+  bool poll_once;            // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
+  bool unlocked_flag;        // IO_URING_F_UNLOCKED exists, NONBLOCK no longer means "holds uring_lock" (5.16)
+  bool forced_reissue_iowq;  // a poll-woken IOSQE_ASYNC request goes back to io-wq (6.3)
+  bool workers_inherit_affinity;  // io-wq workers take the ring task's CPU affinity (seen on 6.18)
+  bool sq_idle_in_jiffies;        // sq_thread_idle taken in ms and counted in jiffies (upstream)
+  bool eevdf;                     // the fair scheduler is EEVDF (6.6) rather than CFS
+};
+
+const std::vector<Era>& eras();
+const Era& era(std::string_view name);  // std::invalid_argument for a name not in eras()
+// The table as docs/models/kernel-eras.md shows it (markdown).
+std::string eras_markdown();
+
+}  // namespace uringsim::models
