@@ -38,3 +38,15 @@ run "seed 003 split (0.1 s)" scenarios/seeds/iowq-lock-split.json --variant spli
 # The 2-core IOSQE_ASYNC echo of the host twin: 100 connections, one local client thread.
 run "2-core async echo (0.5 s)" scenarios/twin/echo-pinned.json --variant async-4 --set workload.connections=100
 run "2-core inline echo (0.5 s)" scenarios/twin/echo-pinned.json --variant inline --set workload.connections=100
+# Memory (issue 14): peak RSS of a long run and of many connections (run_info.json peak_rss_bytes,
+# the same figure as /usr/bin/time -v's "Maximum resident set size").
+printf '\n%-36s %12s %12s %14s\n' memory simulated_s wall_s peak_rss_MiB
+mem() {
+  local label=$1; shift
+  "$BIN" run "$@" --quiet --out "$OUT/mem-$label" >/dev/null
+  local ri="$OUT/mem-$label/run_info.json"
+  printf '%-36s %12s %12.3f %14.1f\n' "$label" "$(field simulated_s "$ri")" "$(field wall_s "$ri")" \
+    "$(awk -v b="$(field peak_rss_bytes "$ri")" 'BEGIN { print b / 1048576 }')"
+}
+mem "seed 003 split (10 s)" scenarios/seeds/iowq-lock-split.json --variant split --set duration_ms=10000
+mem "2-core echo, 100 000 connections" scenarios/twin/echo-pinned.json --variant inline --set workload.connections=100000

@@ -42,7 +42,9 @@ class QueuePool final : public Model {
   std::unique_ptr<sim::WaitQueue> idle_;  // made in build(): named queues register with the engine
   std::deque<Job> list_;
   // Per job completed inside the measurement window, in completion order (for batch-means CIs).
-  std::vector<double> response_ns_, waited_;
+  // Whether it waited is one bit: the batch means of a 0/1 series are counts (waited_ci()).
+  std::vector<double> response_ns_;
+  std::vector<bool> waited_;
   std::size_t peak_queue_ = 0;
 };
 

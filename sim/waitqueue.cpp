@@ -35,16 +35,29 @@ bool WaitQueue::wait_for_ns(TimeNs timeout, Label path) {
   const bool woken = self.park_for_ns(timeout, path);
   self.waiting_queue_ = nullptr;
   // On a timeout nobody dequeued us: leave the queue before anything else can pick us.
-  if (!woken) waiters_.erase(std::remove(waiters_.begin(), waiters_.end(), &self), waiters_.end());
+  if (!woken) {
+    const auto front = waiters_.begin() + static_cast<std::ptrdiff_t>(head_);
+    waiters_.erase(std::remove(front, waiters_.end(), &self), waiters_.end());
+    if (empty()) reset();
+  }
   switch_in_after_sleep();  // a timer expiry wakes the thread like any other wake-up
   return woken;
 }
 
+Thread* WaitQueue::pop_front() {
+  Thread* t = waiters_[head_++];
+  if (empty()) {
+    reset();
+  } else if (head_ >= 32 && 2 * head_ >= waiters_.size()) {  // drop the consumed front: O(1) amortized
+    waiters_.erase(waiters_.begin(), waiters_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  return t;
+}
+
 bool WaitQueue::wake_one() {
-  if (waiters_.empty()) return false;
-  Thread* t = waiters_.front();
-  waiters_.pop_front();
-  wake_up_process(*t);
+  if (empty()) return false;
+  wake_up_process(*pop_front());
   return true;
 }
 
@@ -55,9 +68,10 @@ std::size_t WaitQueue::wake_all() {
 }
 
 bool WaitQueue::wake(Thread& t) {
-  auto it = std::find(waiters_.begin(), waiters_.end(), &t);
+  auto it = std::find(waiters_.begin() + static_cast<std::ptrdiff_t>(head_), waiters_.end(), &t);
   if (it == waiters_.end()) return false;
   waiters_.erase(it);
+  if (empty()) reset();
   wake_up_process(t);
   return true;
 }

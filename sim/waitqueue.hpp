@@ -1,7 +1,8 @@
 #pragma once
 // A kernel wait queue: threads sleep on it; wake_one / wake_all wake them in FIFO order.
-#include <deque>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "sim/thread.hpp"
 
@@ -23,14 +24,23 @@ class WaitQueue {
   bool wake_one();                                          // false if nobody was waiting
   std::size_t wake_all();
   bool wake(Thread& t);  // wake this waiter only (a signal to one task); false if it was not waiting
-  std::size_t waiters() const { return waiters_.size(); }
-  bool empty() const { return waiters_.empty(); }
+  std::size_t waiters() const { return waiters_.size() - head_; }
+  bool empty() const { return head_ == waiters_.size(); }
   const std::string& name() const { return name_; }
 
  private:
   std::string name_;
   bool registered_ = false;
-  std::deque<Thread*> waiters_;
+  // The waiters in FIFO order: waiters_[head_..]. A vector and the index of its front, so that a
+  // queue nobody has waited on allocates nothing (every socket has one; a std::deque allocated
+  // 576 bytes, 57 MB for 100 000 connections).
+  std::vector<Thread*> waiters_;
+  std::size_t head_ = 0;
+  Thread* pop_front();
+  void reset() {  // empty: start again at the front of the vector, keeping its capacity
+    waiters_.clear();
+    head_ = 0;
+  }
 };
 
 }  // namespace uringsim::sim

@@ -108,53 +108,102 @@ void LatencyBreakdown::finish(Request& req, sim::TimeNs t, sim::TimeNs window_st
   }
   r.latency_ns = static_cast<float>(latency);
   max_residual_ = std::max(max_residual_, std::abs(sum - latency));
-  records_.push_back(r);
+  const double span = window_end_ns - window_start_ns;
+  add(r, span > 0 ? (t - window_start_ns) / span : 1.0);
 }
 
-void LatencyBreakdown::merge(const LatencyBreakdown& o) {
-  records_.insert(records_.end(), o.records_.begin(), o.records_.end());
-  max_residual_ = std::max(max_residual_, o.max_residual_);
+void LatencyBreakdown::add(const Record& r, double elapsed) {
+  ++n_;
+  // The same additions, in the same order, as summing the records at the end.
+  lat_sum_ += r.latency_ns;
+  for (std::size_t i = 0; i < kStages; ++i) stage_sum_[i] += r.ns[i];
+  if (r.latency_ns < threshold_) {  // at least the `keep` of the last compaction are slower
+    max_dropped_ = std::max(max_dropped_, r.latency_ns);
+    return;
+  }
+  kept_.push_back(r);
+  if (kept_.size() >= next_compact_) compact(elapsed);
+}
+
+void LatencyBreakdown::compact(double elapsed) {
+  // slack x 1 % of the requests the window is on course for, at least min_keep.
+  const double projected = static_cast<double>(n_) / std::clamp(elapsed, 1e-9, 1.0);
+  const double want = std::ceil(policy_.slack * 0.01 * projected) + 1;
+  std::size_t keep =
+      want >= static_cast<double>(kept_.size()) ? kept_.size() : static_cast<std::size_t>(want);
+  keep = std::max(keep, policy_.min_keep);
+  if (keep < kept_.size()) {
+    // The keep-th largest latency: every record below it has at least `keep` slower ones.
+    std::vector<float> lats(kept_.size());
+    for (std::size_t i = 0; i < kept_.size(); ++i) lats[i] = kept_[i].latency_ns;
+    const auto nth = lats.begin() + static_cast<std::ptrdiff_t>(kept_.size() - keep);
+    std::nth_element(lats.begin(), nth, lats.end());
+    threshold_ = *nth;  // >= the previous threshold: every kept record is at or above that
+    std::size_t w = 0;
+    for (const Record& r : kept_) {
+      if (r.latency_ns >= threshold_)
+        kept_[w++] = r;  // stable: the kept records stay in the order they finished
+      else
+        max_dropped_ = std::max(max_dropped_, r.latency_ns);
+    }
+    kept_.resize(w);
+  }
+  // Geometric steps, so that the work stays O(1) per record even with many ties at the threshold.
+  next_compact_ = kept_.size() + std::max<std::size_t>(std::max(keep, kept_.size()) / 2, 1);
+}
+
+LatencyBreakdown::Cut LatencyBreakdown::cut() const {
+  Cut c{0, 0.0f, true};
+  if (n_ == 0) return c;
+  // Nearest rank: the p99 is the k-th smallest latency (0-based), i.e. the m-th largest.
+  const std::size_t k = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n_))) - 1;
+  c.m = static_cast<std::size_t>(n_) - k;
+  std::vector<float> lats(kept_.size());
+  for (std::size_t i = 0; i < kept_.size(); ++i) lats[i] = kept_[i].latency_ns;
+  const std::size_t m = std::min(c.m, lats.size());
+  if (m == 0) return Cut{c.m, 0.0f, false};
+  const auto nth = lats.begin() + static_cast<std::ptrdiff_t>(lats.size() - m);
+  std::nth_element(lats.begin(), nth, lats.end());
+  c.p99 = *nth;
+  // Exact if the m-th largest kept latency is the m-th largest of all: nothing dropped reaches it.
+  c.exact = m == c.m && max_dropped_ < c.p99;
+  return c;
+}
+
+bool LatencyBreakdown::tail_exact() const {
+  return cut().exact;
 }
 
 nlohmann::json LatencyBreakdown::to_json() const {
-  auto summarize = [](const std::vector<const Record*>& rs) {
+  auto summarize = [](std::uint64_t count, double lat, const std::array<double, kStages>& st) {
     nlohmann::json j;
-    j["requests"] = rs.size();
-    double lat = 0;
-    std::array<double, kStages> st{};
-    for (const Record* r : rs) {
-      lat += r->latency_ns;
-      for (std::size_t i = 0; i < kStages; ++i) st[i] += r->ns[i];
-    }
-    const double n = rs.empty() ? 1.0 : static_cast<double>(rs.size());
+    j["requests"] = count;
+    const double n = count == 0 ? 1.0 : static_cast<double>(count);
     j["latency_us"] = lat / n * 1e-3;
     j["stages_us"] = nlohmann::json::object();
     for (std::size_t i = 0; i < kStages; ++i)
       j["stages_us"][stage_name(static_cast<Stage>(i))] = st[i] / n * 1e-3;
     return j;
   };
-  std::vector<const Record*> all;
-  all.reserve(records_.size());
-  for (const Record& r : records_) all.push_back(&r);
   // The tail: requests at or beyond the 99th percentile of latency (nearest rank).
-  std::vector<float> lats;
-  lats.reserve(records_.size());
-  for (const Record& r : records_) lats.push_back(r.latency_ns);
-  std::vector<const Record*> tail;
-  float p99 = 0;
-  if (!lats.empty()) {
-    const std::size_t k = static_cast<std::size_t>(std::ceil(0.99 * lats.size())) - 1;
-    std::nth_element(lats.begin(), lats.begin() + static_cast<std::ptrdiff_t>(k), lats.end());
-    p99 = lats[k];
-    for (const Record* r : all)
-      if (r->latency_ns >= p99) tail.push_back(r);
-  }
+  const Cut c = cut();
+  std::uint64_t tail_n = 0;
+  double tail_lat = 0;
+  std::array<double, kStages> tail_st{};
+  if (n_ > 0)
+    for (const Record& r : kept_) {
+      if (r.latency_ns < c.p99) continue;
+      ++tail_n;
+      tail_lat += r.latency_ns;
+      for (std::size_t i = 0; i < kStages; ++i) tail_st[i] += r.ns[i];
+    }
   nlohmann::json j;
-  j["requests"] = records_.size();
+  j["requests"] = n_;
   j["max_residual_ns"] = max_residual_;
-  j["p99_us"] = p99 * 1e-3;
-  j["mean"] = summarize(all);
-  j["p99_and_beyond"] = summarize(tail);
+  j["p99_us"] = c.p99 * 1e-3;
+  j["mean"] = summarize(n_, lat_sum_, stage_sum_);
+  j["p99_and_beyond"] = summarize(tail_n, tail_lat, tail_st);
+  if (!c.exact) j["tail_exact"] = false;  // absent when exact (always, so far)
   return j;
 }
 

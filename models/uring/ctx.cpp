@@ -110,7 +110,7 @@ bool IoRingCtx::pop_cqe(Cqe& out) {
   out = cq_.front();
   cq_.pop_front();
   const auto& e = sim::Engine::get();
-  breakdown_.finish(*out.req, sim::current().local_now_ns(), e.window_start_ns(), e.window_end_ns());
+  breakdown_->finish(*out.req, sim::current().local_now_ns(), e.window_start_ns(), e.window_end_ns());
   return true;
 }
 

@@ -40,7 +40,8 @@ struct Cqe {
 struct UringStats {
   std::uint64_t sqes_submitted = 0, cqes_posted = 0, cq_overflowed = 0;
   std::uint64_t inline_completed = 0, poll_armed = 0, poll_ready_at_arm = 0, poll_woken = 0;
-  std::uint64_t punted = 0, punt_non_pollable = 0, reissued_to_iowq = 0, iowq_completed = 0, worker_blocked = 0, iowq_cancelled = 0;
+  std::uint64_t punted = 0, punt_non_pollable = 0, reissued_to_iowq = 0, iowq_completed = 0,
+                worker_blocked = 0, iowq_cancelled = 0;
   // SQ-ring (SQPOLL / IOPOLL) paths
   std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
   std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
@@ -105,7 +106,10 @@ class IoRingCtx {
   // the run. Rings are numbered in the order they are built (deterministic).
   std::uint64_t trace_id(const Request& r) const { return (std::uint64_t{ring_no_} << 40) | r.id; }
   nlohmann::json to_json() const;  // the "uring" section of results.json
-  const LatencyBreakdown& breakdown() const { return breakdown_; }
+  const LatencyBreakdown& breakdown() const { return *breakdown_; }
+  // Report this ring's requests into `other`'s breakdown (fio's numjobs rings, reported as one
+  // group): one stream in completion order, so the p99 tail is that of all of them.
+  void share_breakdown_of(const IoRingCtx& other) { breakdown_ = other.breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
   std::size_t overflow_len() const { return overflow_.size(); }
   Task& owner() { return owner_; }
@@ -155,7 +159,8 @@ class IoRingCtx {
   std::uint64_t next_id_ = 1;
   std::uint32_t ring_no_ = 0;
   UringStats stats_;
-  LatencyBreakdown breakdown_;
+  LatencyBreakdown own_breakdown_;
+  LatencyBreakdown* breakdown_ = &own_breakdown_;
   bool sqpoll_ = false, iopoll_ = false, need_wakeup_ = false;
   SqThread* sqd_ = nullptr;
   std::deque<Request*> sq_ring_;

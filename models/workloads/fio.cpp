@@ -130,6 +130,7 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     if (sqpoll_ && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
     j.ring = std::make_unique<Uring>(engine, k_, c_, *placer_);
     j.ring->ctx.setup(sqpoll_, hipri_);
+    if (j.index > 0) j.ring->ctx.share_breakdown_of(jobs_.front()->ring->ctx);  // one group
     j.file = std::make_unique<BlockFile>(*dev_, c_, direct_);
     j.slots.resize(static_cast<std::size_t>(iodepth_));
     for (int s = iodepth_ - 1; s >= 0; --s) j.free_slots.push_back(s);
@@ -315,9 +316,7 @@ void FioModel::report(nlohmann::json& r) const {
   f["ctx"] = cs > 0 ? nlohmann::json(std::llround(sched / cs)) : nlohmann::json(nullptr);
   f["sq_thread_cpu_pct"] = sqpoll_ ? nlohmann::json(100.0 * sq / window_cycles / n) : nlohmann::json(nullptr);
   f["sq_threads"] = sqt;
-  LatencyBreakdown bd;
-  for (const auto& jp : jobs_) bd.merge(jp->ring->ctx.breakdown());
-  r["breakdown"] = bd.to_json();
+  r["breakdown"] = jobs_.front()->ring->ctx.breakdown().to_json();  // every job's ring reports into it
   UringStats u;
   for (const auto& jp : jobs_) {
     const auto& s = jp->ring->ctx.stats();
