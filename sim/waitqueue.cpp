@@ -18,20 +18,23 @@ WaitQueue::~WaitQueue() {
   if (Engine* e = Engine::get_if(); e && registered_) e->unregister_waitqueue(this);
 }
 
+// prepare_to_wait: on the queue first, then the caller's pending work, then the sleep. A waker
+// that comes while that work runs finds the waiter queued and leaves it a permit; taking the
+// queue only after the work would lose that wake-up (the caller checked its condition before).
 void WaitQueue::wait(Label path) {
   Thread& self = current();
-  self.flush();
   waiters_.push_back(&self);
   self.waiting_queue_ = this;
+  self.flush();
   sleep_until_woken(path);
   self.waiting_queue_ = nullptr;
 }
 
 bool WaitQueue::wait_for_ns(TimeNs timeout, Label path) {
   Thread& self = current();
-  self.flush();
   waiters_.push_back(&self);
   self.waiting_queue_ = this;
+  self.flush();  // as in wait()
   const bool woken = self.park_for_ns(timeout, path);
   self.waiting_queue_ = nullptr;
   // On a timeout nobody dequeued us: leave the queue before anything else can pick us.

@@ -20,6 +20,7 @@
 #include "sim/label.hpp"
 #include "sim/lock.hpp"
 #include "sim/thread.hpp"
+#include "sim/waitqueue.hpp"
 
 using namespace uringsim::sim;
 
@@ -161,4 +162,28 @@ TEST_CASE("lookahead: the horizon heap's minimum, with and without one member, m
     REQUIRE(h.min_excluding(other) == excl);
     REQUIRE(h.get(id) == keys[static_cast<std::size_t>(id)]);
   }
+}
+
+TEST_CASE("waitqueue: a wake-up that comes while the waiter's pending work runs is not lost") {
+  // prepare_to_wait: the waiter is on the queue before its remaining work runs. W checks its
+  // condition at 1 ns with 1000 ns of work pending, then waits; K sets the condition and wakes
+  // the queue at 500 ns, inside that work. W must return when its work is done (1001 ns).
+  Engine e(two_cpus(), PrimitiveCosts{});
+  WaitQueue wq("test");
+  bool ready = false;
+  TimeNs woke = -1;
+  e.spawn("w", "app", 0, [&] {
+    Thread& self = current();
+    self.sleep_ns(1);
+    self.charge(1000, intern("work"));
+    if (!ready) wq.wait();
+    woke = now_ns();
+  });
+  e.spawn("k", "app", 1, [&] {
+    current().sleep_ns(500);
+    ready = true;
+    wq.wake_all();
+  });
+  e.run_until_ns(1e6);
+  CHECK(woke == Approx(1001));
 }
