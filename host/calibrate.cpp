@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
 #include "host/calibrate_bench.hpp"
 #include "host/calibrate_derive.hpp"
 #include "host/calibrate_fit.hpp"
@@ -39,7 +43,10 @@ config::Calibration calibrate(const CalibrateOptions& options) {
   const std::vector<int> cpus = calib::allowed_cpus();
   if (cpus.empty()) throw Unavailable("sched_getaffinity: no CPU to pin the benchmarks to");
 
-  RunGuard guard(options.quick ? kLimitQuickS : kLimitFullS);
+  if (options.passes < 1 || options.gap_s < 0)
+    throw std::invalid_argument("calibrate: --passes must be >= 1 and --gap-s >= 0");
+  RunGuard guard((options.quick ? kLimitQuickS : kLimitFullS) * options.passes +
+                 options.gap_s * (options.passes - 1));
   calib::Bench b{guard, options.quick, cpus[0], cpus.size() > 1 ? cpus[1] : -1, 0, options.progress};
   calib::Measurements m;
   if (b.cpu_b < 0) m.cross_cpu_unavailable = "only one CPU is available to this process";
@@ -57,9 +64,15 @@ config::Calibration calibrate(const CalibrateOptions& options) {
       {"loopback TCP", calib::measure_tcp},
       {"async poll", calib::measure_poll},
   };
-  for (const auto& [name, step] : steps) {
-    b.say(fmt::format("- {}", name));
-    step(b, m);
+  for (int pass = 0; pass < options.passes && !guard.stop_requested(); ++pass) {
+    if (options.passes > 1) b.say(fmt::format("pass {} of {}", pass + 1, options.passes));
+    for (const auto& [name, step] : steps) {
+      b.say(fmt::format("- {}", name));
+      step(b, m);
+    }
+    if (pass + 1 < options.passes)  // wait out the gap, a signal ends it
+      for (double t = 0; t < options.gap_s && !guard.stop_requested(); t += 0.1)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (!m.iowq_unavailable.empty()) b.say("  io-wq not measured: " + m.iowq_unavailable);
   if (!m.poll_unavailable.empty()) b.say("  async poll not measured: " + m.poll_unavailable);

@@ -12,7 +12,12 @@
 namespace uringsim::host {
 
 struct CalibrateOptions {
-  bool quick = false;                                // ~10x fewer repetitions: a few seconds
+  bool quick = false;  // ~10x fewer repetitions: a few seconds
+  // The whole set of benchmarks this many times, gap_s apart; every entry is the median over all
+  // passes' rounds. A VM's costs drift over minutes (loopback TCP by up to 2x): passes spread over
+  // the time of a twin's host runs sample what those runs saw.
+  int passes = 1;
+  double gap_s = 0;
   std::function<void(const std::string&)> progress;  // one line per step; empty = silent
 };
 

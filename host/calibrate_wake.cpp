@@ -167,7 +167,7 @@ void measure_wakeups(const Bench& b, Measurements& m) {
     if (m.wake_busy.empty()) b.fail("futex wake to a busy CPU: the sleeper never slept before its wake-up");
     b.say(fmt::format("  wake to busy CPU {}: {:.0f} ns one-way", b.cpu_b, median(m.wake_busy)));
     m.idle_ladder_ns = kIdleLadderNs;
-    m.wake_by_idle.assign(kIdleLadderNs.size(), {});
+    if (m.wake_by_idle.size() != kIdleLadderNs.size()) m.wake_by_idle.assign(kIdleLadderNs.size(), {});
     for (int r = 0; r < b.rounds(10) && !b.stopping(); ++r)
       for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k) {
         const Sample s = wake_other_cpu(b, 15, false, kIdleLadderNs[k]);

@@ -247,16 +247,18 @@ void CpuScheduler::account_curr(Rq& q, TimeNs now) {
 
 // select_task_rq_fair, reduced to the single cache domain of these machines: the previous CPU if
 // it is idle, else the waker's CPU if that is idle (wake_affine_idle), else any idle CPU
-// (select_idle_sibling, scanning from the previous CPU), else the previous CPU.
-int CpuScheduler::select_cpu(Thread& t, int waker_cpu) const {
+// (select_idle_sibling, scanning from the previous CPU), else the previous CPU. `busy`: a CPU
+// that counts as busy although it has nothing to run now (-1: none).
+int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy) const {
   const int prev = t.cpu();
   if (t.sched().pinned) return prev;
-  if (idle(prev)) return prev;
-  if (waker_cpu >= 0 && waker_cpu != prev && idle(waker_cpu)) return waker_cpu;
+  auto free = [&](int c) { return c != busy && idle(c); };
+  if (free(prev)) return prev;
+  if (waker_cpu >= 0 && waker_cpu != prev && free(waker_cpu)) return waker_cpu;
   const int n = static_cast<int>(rqs_.size());
   for (int k = 1; k < n; ++k) {
     const int c = (prev + k) % n;
-    if (idle(c)) return c;
+    if (free(c)) return c;
   }
   return prev;
 }
@@ -266,15 +268,15 @@ void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
 }
 
 void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
-  const int cpu = select_cpu(t, waker_cpu);
+  // The wake takes effect at the waker's local date, which may be the date its waker left its
+  // CPU for a sleep; the two may be processed in either order. In the kernel try_to_wake_up ran
+  // while the waker still ran there: placement sees that CPU busy, and a wakee put on it was
+  // queued before the waker's schedule(), which switched to it without the CPU going idle.
+  const bool waker_left_now = waker_cpu >= 0 && !rq(waker_cpu).curr && rq(waker_cpu).queued.empty() &&
+                              idle_since_[static_cast<std::size_t>(waker_cpu)] == now;
+  const int cpu = select_cpu(t, waker_cpu, waker_left_now ? waker_cpu : -1);
   if (cpu != t.cpu()) ++migrations_;
-  // The waker ran on this CPU when it issued the wake and left it at this very date: in the kernel
-  // the wakee was on the run queue before the waker called schedule(), which switched to it; the
-  // CPU never went idle. (The wake takes effect at the waker's local time, the same date as its
-  // block, and the two may be processed in either order.)
-  const bool waker_just_left = waker_cpu == cpu && !rq(cpu).curr && rq(cpu).queued.empty() &&
-                               idle_since_[static_cast<std::size_t>(cpu)] == now;
-  enqueue(t, cpu, false, now, !by_timer, false, waker_just_left);
+  enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu);
 }
 
 void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup,

@@ -101,7 +101,7 @@ class CpuScheduler {
  private:
   FairPolicy::Rq& rq(int cpu) { return rqs_[static_cast<std::size_t>(cpu)]; }
   void account_curr(FairPolicy::Rq& q, TimeNs now);
-  int select_cpu(Thread& t, int waker_cpu) const;
+  int select_cpu(Thread& t, int waker_cpu, int busy = -1) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
                bool waker_just_left = false);
   void switch_next(int cpu, Thread* prev, TimeNs now);

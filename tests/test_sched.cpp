@@ -195,6 +195,33 @@ TEST_CASE(
   CHECK(e.scheduler().idle_wakeups() == 1);  // only the waker's own wake from its timer
 }
 
+TEST_CASE(
+    "sched: an unpinned thread woken by a thread that then sleeps goes to the idle CPU, as placed while its "
+    "waker ran") {
+  // try_to_wake_up runs while the waker is on its CPU, so select_task_rq_fair sees that CPU busy
+  // and picks the idle one, even though the waker leaves its CPU at the date the wake takes effect.
+  PrimitiveCosts c;
+  Engine e(machine(2, SchedPolicy::Eevdf), c);
+  int ran_on = -1;
+  ThreadOptions free;
+  free.pinned = false;
+  Thread& sleeper = e.spawn(
+      "sleeper", "app", 0,
+      [&] {
+        current().park();
+        ran_on = current().cpu();
+      },
+      free);
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(1 * kMs);
+    current().charge(1000, intern("work"));
+    wake_up_process(sleeper);
+    current().park();
+  });
+  e.run_until_ns(1e9);
+  CHECK(ran_on == 1);
+}
+
 TEST_CASE("sched: today's SQPOLL idle is counted in jiffies: rounded up to whole ticks, ending at a tick") {
   Engine e(machine(1, SchedPolicy::Eevdf, 250), PrimitiveCosts{});
   const auto s = uringsim::config::load_scenario_text(

@@ -42,11 +42,20 @@ void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o) {
   cmd.add_option("--out", o.out, "Calibration file to write (default: out/calibration.json)");
   cmd.add_flag("--quick", o.quick, "About 10x fewer repetitions: a few seconds, noisier figures");
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
+  cmd.add_option(
+         "--passes", o.passes,
+         "Run every benchmark this many times and take each entry's median over all of them (default 1)")
+      ->check(CLI::Range(1, 100));
+  cmd.add_option("--gap-s", o.gap_s,
+                 "Seconds between passes (default 0): spread them over the time a VM's costs drift")
+      ->check(CLI::Range(0.0, 3600.0));
 }
 
 int cmd_calibrate(const CalibrateOptions& o) {
   host::CalibrateOptions ho;
   ho.quick = o.quick;
+  ho.passes = o.passes;
+  ho.gap_s = o.gap_s;
   if (!o.quiet) ho.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   config::Calibration c;
   try {

@@ -165,6 +165,8 @@ struct CalibrateOptions {
   std::string out = "out/calibration.json";
   bool quick = false;  // ~10x fewer repetitions: a few seconds
   bool quiet = false;  // no progress lines and no table
+  int passes = 1;
+  double gap_s = 0;
 };
 void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o);
 int cmd_calibrate(const CalibrateOptions& o);
