@@ -1,6 +1,7 @@
 #pragma once
 // The scenario's fio workload run by the real fio (Debian's /usr/bin/fio, found on PATH) on this
-// machine's kernel, with the job file export-fio writes (tools/app/scenario_to_fio). docs/host.md (fio on the host).
+// machine's kernel, with the job file export-fio writes (tools/app/scenario_to_fio). docs/host.md (fio on the
+// host).
 #include "config/scenario.hpp"
 #include "host/host_run.hpp"
 

@@ -17,13 +17,13 @@
 
 #include "analysis/results_check.hpp"
 #include "cli_helpers.hpp"
-#include "host_helpers.hpp"
 #include "config/scenario.hpp"
 #include "host/duration_sampler.hpp"
 #include "host/guard.hpp"
 #include "host/machine_info.hpp"
 #include "host/model_fields.hpp"
 #include "host/proc_stats.hpp"
+#include "host_helpers.hpp"
 
 using namespace testing;
 namespace fs = std::filesystem;

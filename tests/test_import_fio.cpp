@@ -410,7 +410,8 @@ TEST_CASE("import-fio: the CLI refuses what run would refuse, naming the fio opt
   CHECK(uringsim::models::make_model(sc) != nullptr);
 }
 
-TEST_CASE("import-fio: percentile_list sets measure.percentiles, and size and lat_percentiles have no effect") {
+TEST_CASE(
+    "import-fio: percentile_list sets measure.percentiles, and size and lat_percentiles have no effect") {
   const auto im =
       import_file("[j]\nioengine=io_uring\npercentile_list=50:99.9:99.99\nsize=1g\nlat_percentiles=1\n");
   CHECK(im.scenario["measure"]["percentiles"] == nlohmann::ordered_json({50, 99.9, 99.99}));
