@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 BIN=${1:-build/tools/uringsim}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+div() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
 field() { sed -n "s/^  \"$1\": \(.*\),\?$/\1/p" "$2" | tr -d ','; }
 # The bare engine's rate on this machine now: two SimGrid actors handing a token back and forth
 # (sim/bench/pingpong.cpp); each scenario's events/s is also shown as a fraction of it.
@@ -23,8 +24,8 @@ run() {
   eps=$(field events_per_s "$ri")
   per=$(field events_per_request "$ri")
   printf '%-28s %12s %10.3f %14s %10.0f %8.2f %10s %8.3f %9.0f\n' "$label" "$(field simulated_s "$ri")" \
-    "$(field wall_s "$ri")" "$(field events "$ri")" "$eps" "$(echo "$eps / $BARE" | bc -l)" \
-    "$(printf '%.1f' "${per/null/0}")" "$(field real_time_factor "$ri")" "$(echo "$(field peak_rss_bytes "$ri") / 1048576" | bc -l)"
+    "$(field wall_s "$ri")" "$(field events "$ri")" "$eps" "$(div "$eps" "$BARE")" \
+    "$(printf '%.1f' "${per/null/0}")" "$(field real_time_factor "$ri")" "$(div "$(field peak_rss_bytes "$ri")" 1048576)"
 }
 run "mmc c=4 rho=0.8 (1 s)" scenarios/validation/mmc.json --set duration_ms=900
 run "mmc c=20 rho=0.8 (1 s)" scenarios/validation/mmc.json --variant c20 --set duration_ms=900
@@ -46,7 +47,7 @@ mem() {
   "$BIN" run "$@" --quiet --out "$OUT/mem-$label" >/dev/null
   local ri="$OUT/mem-$label/run_info.json"
   printf '%-36s %12s %12.3f %14.1f\n' "$label" "$(field simulated_s "$ri")" "$(field wall_s "$ri")" \
-    "$(awk -v b="$(field peak_rss_bytes "$ri")" 'BEGIN { print b / 1048576 }')"
+    "$(div "$(field peak_rss_bytes "$ri")" 1048576)"
 }
 mem "seed 003 split (10 s)" scenarios/seeds/iowq-lock-split.json --variant split --set duration_ms=10000
 mem "2-core echo, 100 000 connections" scenarios/twin/echo-pinned.json --variant inline --set workload.connections=100000

@@ -6,7 +6,9 @@
 // CPU work is *charged* lazily: charge() only accumulates cycles per symbol, and the accumulated
 // work is executed as one activity at the thread's next interaction with the rest of the system
 // (lock, unlock, wake, park, sleep, reading the clock). Nothing observable happens in between, so
-// the timing is the same as executing every piece at once, with far fewer simulation events.
+// the timing is the same as executing every piece at once, with far fewer simulation events. An
+// uncontended lock or unlock that no other thread can reach first is not such an interaction: it
+// happens at the thread's local date without executing the work (sim/horizon.hpp).
 #include <functional>
 #include <memory>
 #include <string>

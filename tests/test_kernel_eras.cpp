@@ -4,31 +4,22 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_helpers.hpp"
 #include "config/scenario.hpp"
 #include "models/uring/era.hpp"
 #include "models/uring/kernel_config.hpp"
 
 namespace fs = std::filesystem;
 using namespace uringsim;
-
-namespace {
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
+using testing::slurp;
 
 TEST_CASE("eras: the schema's era names are the era table's rows, in order") {
   const auto schema =
-      nlohmann::json::parse(read_file(fs::path(URINGSIM_SOURCE_DIR) / "scenarios" / "schema.json"));
+      nlohmann::json::parse(slurp(fs::path(URINGSIM_SOURCE_DIR) / "scenarios" / "schema.json"));
   const auto names = schema.at(nlohmann::json::json_pointer("/root/fields/kernel/fields/era/enum"));
   REQUIRE(names.size() == models::eras().size());
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(names[i].get<std::string>() == models::eras()[i].name);
@@ -36,7 +27,7 @@ TEST_CASE("eras: the schema's era names are the era table's rows, in order") {
 }
 
 TEST_CASE("eras: docs/models/kernel-eras.md shows the era table as it is") {
-  const std::string page = read_file(fs::path(URINGSIM_SOURCE_DIR) / "docs" / "models" / "kernel-eras.md");
+  const std::string page = slurp(fs::path(URINGSIM_SOURCE_DIR) / "docs" / "models" / "kernel-eras.md");
   INFO("paste models::eras_markdown() into the page in place of its era table:\n" << models::eras_markdown());
   CHECK(page.find(models::eras_markdown()) != std::string::npos);
 }
