@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Every shipped scenario (seeds, validation, twin, designs) run by two uringsim binaries with short
+# windows: lists each whose results.json differs. Exit 1 if any does. For restructuring that must
+# leave results byte-identical. Usage: bench/same_results.sh OLD_BINARY [NEW_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OLD=${1:?usage: bench/same_results.sh OLD_BINARY [NEW_BINARY]}
+NEW=${2:-build/tools/uringsim}
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+differ=0
+n=0
+for f in scenarios/seeds/*.json scenarios/validation/*.json scenarios/twin/*.json scenarios/designs/*.json; do
+  [ -e "$f" ] || continue
+  variants=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1])).get("variants", {})) or "-")' "$f")
+  for v in $variants; do
+    args=("$f" --quiet --allow-violations --set duration_ms=40 --set warmup_ms=5)
+    [ "$v" = "-" ] || args+=(--variant "$v")
+    n=$((n + 1))
+    "$OLD" run "${args[@]}" --out "$OUT/old$n" >/dev/null 2>"$OUT/old$n.err" || true
+    "$NEW" run "${args[@]}" --out "$OUT/new$n" >/dev/null 2>"$OUT/new$n.err" || true
+    # run_info.json carries wall times and versions; results.json must match byte for byte.
+    if ! cmp -s "$OUT/old$n/results.json" "$OUT/new$n/results.json"; then
+      echo "differs: $f ${v/#-/}"
+      differ=1
+    fi
+  done
+done
+echo "$n runs compared"
+exit $differ
