@@ -94,10 +94,27 @@ void check_off_or_rate(const ojson& rate, const std::string& pointer, const Fail
          fmt::format("expected 0 (off) or a rate of at least {}, got {}", kMinRate, show_value(rate)));
 }
 
+// A set written as a list (setup flags): naming an item twice is a mistake, not a no-op.
+void check_unique_items(const ojson& items, const std::string& pointer, const FailFn& fail) {
+  for (std::size_t i = 1; i < items.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (items[i] == items[j])
+        fail(pointer_append(pointer, std::to_string(i)),
+             fmt::format("expected each item once, got {} again (item {})", show_value(items[i]), j));
+}
+
+// Ring sizes the kernel rounds or refuses unless they are powers of two (buffer rings).
+void check_power_of_two(const ojson& n, const std::string& pointer, const FailFn& fail) {
+  const auto v = n.get<std::int64_t>();
+  if (v <= 0 || (v & (v - 1)) != 0) fail(pointer, fmt::format("expected a power of two, got {}", show_value(n)));
+}
+
 const std::map<std::string, CheckFn>& checks() {
   static const std::map<std::string, CheckFn> table{{"cdf_points", &check_cdf_points},
                                                     {"path_component", &check_path_component},
-                                                    {"off_or_rate", &check_off_or_rate}};
+                                                    {"off_or_rate", &check_off_or_rate},
+                                                    {"unique_items", &check_unique_items},
+                                                    {"power_of_two", &check_power_of_two}};
   return table;
 }
 
