@@ -20,12 +20,16 @@ const std::vector<Era>& eras() {
   using A = AsyncMode;
   using R = ApollReady;
   // name, async_mode, apoll_ready, split lock, tw on enter, poll once, UNLOCKED flag,
-  // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF
+  // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF, COOP_TASKRUN,
+  // DEFER_TASKRUN, multishot recv
   static const std::vector<Era> table = {
-      {"5.15", A::Blocking, R::Inline, false, true, true, false, false, false, false, false},
-      {"5.16", A::Hybrid, R::TaskWork, false, true, false, true, false, false, false, false},
-      {"5.18", A::Hybrid, R::TaskWork, true, true, false, true, false, false, false, false},
-      {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true},
+      {"5.15", A::Blocking, R::Inline, false, true, true, false, false, false, false, false, false, false,
+       false},
+      {"5.16", A::Hybrid, R::TaskWork, false, true, false, true, false, false, false, false, false, false,
+       false},
+      {"5.18", A::Hybrid, R::TaskWork, true, true, false, true, false, false, false, false, false, false,
+       false},
+      {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true, true, true, true},
   };
   return table;
 }
@@ -44,7 +48,9 @@ std::string eras_markdown() {
       "| Era | `async_mode` (auto) | `apoll_ready` (auto) | `iowq.lock` (auto) | task_work run at "
       "`io_uring_enter` entry | a polled request that gets -EAGAIN again | `IO_URING_F_UNLOCKED` | "
       "poll-woken IOSQE_ASYNC request (`forced_reissue` auto) | io-wq workers' CPUs | SQPOLL idle | "
-      "scheduler (`sched` auto) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "scheduler (`sched` auto) | setup flags `coop_taskrun`, `taskrun_flag` | `single_issuer`, "
+      "`defer_taskrun` | `recv_mode` `multishot` "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Era& e : eras()) {
     md += std::string("| ") + e.name + " | `" + async_mode_name(e.async_mode) + "` | `" +
           (e.apoll_ready == ApollReady::Inline ? "inline" : "task_work") + "` | `" +
@@ -52,7 +58,8 @@ std::string eras_markdown() {
           (e.poll_once ? "punted to io-wq (`REQ_F_POLLED`)" : "re-armed") + " | " + yes(e.unlocked_flag) +
           " | " + (e.forced_reissue_iowq ? "back to io-wq" : "issued in task_work") + " | " +
           (e.workers_inherit_affinity ? "the ring task's" : "any") + " | " +
-          (e.sq_idle_in_jiffies ? "ms, in jiffies" : "ns") + " | " + (e.eevdf ? "EEVDF" : "CFS") + " |\n";
+          (e.sq_idle_in_jiffies ? "ms, in jiffies" : "ns") + " | " + (e.eevdf ? "EEVDF" : "CFS") + " | " +
+          yes(e.coop_taskrun) + " | " + yes(e.defer_taskrun) + " | " + yes(e.multishot_recv) + " |\n";
   }
   return md;
 }

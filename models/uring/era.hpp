@@ -27,6 +27,11 @@ struct Era {
   bool workers_inherit_affinity;  // io-wq workers take the ring task's CPU affinity (seen on 6.18)
   bool sq_idle_in_jiffies;        // sq_thread_idle taken in ms and counted in jiffies (upstream)
   bool eevdf;                     // the fair scheduler is EEVDF (6.6) rather than CFS
+  // What an application may ask for at ring setup (docs/models/task-work-delivery.md, multishot.md).
+  bool coop_taskrun;    // IORING_SETUP_COOP_TASKRUN and TASKRUN_FLAG (5.19)
+  bool defer_taskrun;   // SINGLE_ISSUER (6.0) + DEFER_TASKRUN (6.1), with 6.4's lazy wake-up, 6.5's
+                        // FIFO order and 6.13's cap per run
+  bool multishot_recv;  // IORING_RECV_MULTISHOT (6.0) with provided buffer rings (5.19)
 };
 
 const std::vector<Era>& eras();

@@ -22,7 +22,7 @@ sim::Label sym_ipi() {
 Task::Task(const UringCosts& costs)
     : costs_(costs), task_lock_(std::make_unique<sim::SpinLock>("tctx->task_lock")) {}
 
-void Task::add(IoRingCtx* ctx, std::function<void()> fn) {
+void Task::add(IoRingCtx* ctx, std::function<void()> fn, Notify notify) {
   static const sim::Label site = sim::intern("io_req_task_work_add");
   auto& self = sim::current();
   self.charge(costs_.tw_add, sym_add());
@@ -30,13 +30,18 @@ void Task::add(IoRingCtx* ctx, std::function<void()> fn) {
   const bool was_pending = !list_.empty();
   list_.push_back({ctx, std::move(fn)});
   task_lock_->unlock();
-  if (was_pending || &self == thread_) return;  // already notified, or we run it ourselves
-  if (sleeping_on_) {
-    sleeping_on_->wake(*thread_);  // TWA_SIGNAL wakes an interruptible sleep
-  } else {
-    self.charge(costs_.tw_notify_ipi, sym_ipi());  // kick the running task into the kernel
-    if (kick_) kick_();
-  }
+  if (was_pending || &self == thread_) return;   // already notified, or we run it ourselves
+  if (wake_if_sleeping()) return;                // both notify methods wake an interruptible sleep
+  if (notify == Notify::SignalNoIpi) return;     // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
+  self.charge(costs_.tw_notify_ipi, sym_ipi());  // kick the running task into the kernel
+  ++ipis_;
+  if (kick_) kick_();
+}
+
+bool Task::wake_if_sleeping() {
+  if (!sleeping_on_) return false;
+  sleeping_on_->wake(*thread_);
+  return true;
 }
 
 void Task::run() {
@@ -48,6 +53,7 @@ void Task::run() {
     batch.swap(list_);
     task_lock_->unlock();
     IoRingCtx* locked = nullptr;
+    if (!batch.empty()) ++runs_;
     for (auto& item : batch) {
       if (item.ctx != locked) {
         if (locked) locked->tw_end();

@@ -15,6 +15,10 @@ namespace uringsim::models {
 
 class IoRingCtx;
 
+// How task_work_add tells a task that is not sleeping: TWA_SIGNAL kicks it with an IPI,
+// TWA_SIGNAL_NO_IPI (COOP_TASKRUN rings) only sets TIF_NOTIFY_SIGNAL. Both wake a sleeping task.
+enum class Notify { Signal, SignalNoIpi };
+
 class Task {
  public:
   Task(const UringCosts& costs);
@@ -24,7 +28,7 @@ class Task {
 
   // Queue work for this task from any context. `ctx`, when set, is the ring whose uring_lock the
   // work runs under (tctx_task_work batches items per ring).
-  void add(IoRingCtx* ctx, std::function<void()> fn);
+  void add(IoRingCtx* ctx, std::function<void()> fn, Notify notify = Notify::Signal);
   // Run all pending work (only from this task's own thread).
   void run();
   bool pending() const { return !list_.empty(); }
@@ -35,7 +39,13 @@ class Task {
   // (after the IPI's cost) so that the poller notices TIF_NOTIFY_SIGNAL. Empty: not polling.
   void set_kick(std::function<void()> kick) { kick_ = std::move(kick); }
 
+  // Wake the task if it sleeps interruptibly (wake_up_state(task, TASK_INTERRUPTIBLE)); true if
+  // it did. For DEFER_TASKRUN's ring-local work, which bypasses the task's list.
+  bool wake_if_sleeping();
+
   std::uint64_t items_run() const { return items_run_; }
+  std::uint64_t runs() const { return runs_; }  // tctx_task_work batches that ran an item
+  std::uint64_t ipis() const { return ipis_; }  // IPIs sent to kick it (TWA_SIGNAL on a running task)
 
  private:
   struct Item {
@@ -48,7 +58,7 @@ class Task {
   std::unique_ptr<sim::SpinLock> task_lock_;
   sim::WaitQueue* sleeping_on_ = nullptr;
   std::function<void()> kick_;
-  std::uint64_t items_run_ = 0;
+  std::uint64_t items_run_ = 0, runs_ = 0, ipis_ = 0;
 };
 
 }  // namespace uringsim::models
