@@ -286,7 +286,7 @@ TEST_CASE(
   pc.spin_lock_fast_cycles = 1000;
   KernelConfig k = test::test_kernel();
   k.era = "5.18";
-  k.iowq_split_lock = true;
+  k.iowq_lock = IoWqLock::Split;
   UringWorld w(4, pc, k, test::zero_uring_costs());
   DiskFile disk(11, kS);
   std::vector<SeenCqe> seen;

@@ -55,7 +55,7 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
       owner_(owner),
       placer_(placer),
       wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")),
-      split_(k.iowq_split_lock),
+      split_(k.iowq_lock == IoWqLock::Split),
       create_attempts_(0) {
   if (split_) {
     acct_[0].lock = std::make_unique<sim::SpinLock>("acct->lock[bound]");
