@@ -12,7 +12,7 @@ namespace uringsim::models {
 
 enum class CreateError { Enomem, Eagain };  // create_io_thread failures: fatal, or retried
 
-// io-wq's lock design (kernel.iowq.lock).
+// io-wq's lock design (kernel.iowq.lock): one IoWqLocking class each (models/uring/iowq_locking.hpp).
 // Global: wqe->lock guards everything (up to 5.17). Split: each account's work list under its own
 // acct->lock, the worker lists under wqe->lock (5.18+, seed 003).
 enum class IoWqLock { Global, Split };
