@@ -43,7 +43,7 @@ TEST_CASE("eras: a scenario's auto knobs follow its era's row; a knob it sets wi
     const auto t = models::KernelConfig::for_era(row.name);
     CHECK(k.async_mode == row.async_mode);
     CHECK(k.apoll_ready == row.apoll_ready);
-    CHECK(k.iowq_split_lock == row.iowq_split_lock);
+    CHECK((k.iowq_lock == models::IoWqLock::Split) == row.iowq_split_lock);
     CHECK(k.tw_on_enter == row.tw_on_enter);
     CHECK(k.poll_once == row.poll_once);
     CHECK(k.forced_reissue_iowq == row.forced_reissue_iowq);
@@ -51,7 +51,7 @@ TEST_CASE("eras: a scenario's auto knobs follow its era's row; a knob it sets wi
     CHECK(k.issue_flags_split == row.unlocked_flag);
     CHECK((k.sq_idle_jiffies > 0) == row.sq_idle_in_jiffies);
     CHECK(t.async_mode == k.async_mode);
-    CHECK(t.iowq_split_lock == k.iowq_split_lock);
+    CHECK(t.iowq_lock == k.iowq_lock);
   }
   const auto set = config::load_scenario_text(
       R"({"name": "e", "workload": {"type": "nop"}, "kernel": {"era": "5.15", "async_mode": "hybrid", "iowq": {"lock": "split"}}})",
@@ -59,6 +59,6 @@ TEST_CASE("eras: a scenario's auto knobs follow its era's row; a knob it sets wi
   const auto k = models::KernelConfig::from(set);
   CHECK(k.async_mode == models::AsyncMode::Hybrid);
   CHECK(k.issue_flags_split);  // the merged hybrid mode brought IO_URING_F_UNLOCKED with it
-  CHECK(k.iowq_split_lock);
+  CHECK(k.iowq_lock == models::IoWqLock::Split);
   CHECK(k.apoll_ready == models::ApollReady::Inline);  // not set: still 5.15's
 }

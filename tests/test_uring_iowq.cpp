@@ -1,13 +1,17 @@
 // io_uring component tests, io-wq: punting a non-pollable request, worker creation when a worker
-// blocks, the max_workers cap, idle exit and hashed (per-inode) serialisation. The work is a disk
-// double whose blocking issue sleeps a known service time between the scheduler hooks. Every
-// io_uring path cost is zero, the machine runs at 1 GHz, and a wake-up (including a new worker's
-// first run) takes L = 1000 ns, so the times below follow from L and the service times alone.
+// blocks, the max_workers cap, idle exit, hashed (per-inode) serialisation, and the lock design each
+// era and kernel.iowq.lock value gets. The work is a disk double whose blocking issue sleeps a known
+// service time between the scheduler hooks. Every io_uring path cost is zero, the machine runs at
+// 1 GHz, and a wake-up (including a new worker's first run) takes L = 1000 ns, so the times below
+// follow from L and the service times alone.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <vector>
 
+#include "config/scenario.hpp"
 #include "uring_fixture.hpp"
 
 using namespace uringsim;
@@ -286,7 +290,7 @@ TEST_CASE(
   pc.spin_lock_fast_cycles = 1000;
   KernelConfig k = test::test_kernel();
   k.era = "5.18";
-  k.iowq_split_lock = true;
+  k.iowq_lock = IoWqLock::Split;
   UringWorld w(4, pc, k, test::zero_uring_costs());
   DiskFile disk(11, kS);
   std::vector<SeenCqe> seen;
@@ -320,4 +324,84 @@ TEST_CASE(
   CHECK(w.wq.acct(0).create_requests == 0);
   CHECK(w.wq.acct(0).created == 1);
   CHECK(seen.size() == 2);
+}
+
+namespace {
+// Acquisitions of each io-wq lock by call site, in a run of one punted disk read (the enqueue
+// creates a worker, which takes the read, blocks in the disk, posts and goes idle), with the kernel
+// a scenario of this era and kernel.iowq.lock resolves to. Every io-wq lock made is listed.
+using SiteCounts = std::map<std::string, std::map<std::string, std::uint64_t>>;
+struct LockUse {
+  SiteCounts sites;
+  std::map<std::string, std::string> list_guard;  // work list -> its lock, from the topology
+};
+
+LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock) {
+  const auto s =
+      config::load_scenario_text(R"({"name": "l", "workload": {"type": "nop"}, "kernel": {"era": ")" + era +
+                                     R"(", "iowq": {"lock": ")" + lock + R"("}}})",
+                                 "test");
+  UringWorld w(3, latency_only(), KernelConfig::from(s), test::zero_uring_costs());
+  DiskFile disk(11, kS);
+  std::vector<SeenCqe> seen;
+  w.spawn_app([&] {
+    std::vector<Request*> sqes{&w.request(Op::Read, disk, 1, kBytes, false)};
+    w.ctx.enter(sqes, 1);
+    w.reap(seen);
+  });
+  w.engine.run_until_ns(1e6);
+  REQUIRE(seen.size() == 1);
+  LockUse use;
+  for (const sim::Lock* l : w.engine.locks()) {
+    if (l->name() != "wqe->lock" && l->name().rfind("acct->lock", 0) != 0) continue;
+    auto& sites = use.sites[l->name()];
+    for (const auto& [site, st] : l->sites()) sites[sim::label_name(site)] = st.acquisitions;
+  }
+  for (const auto& e : w.engine.topology().edges)
+    if (e.label == "protected by") use.list_guard[e.from] = e.to;
+  return use;
+}
+
+// 5.15-5.17: wqe->lock alone, at every site, the sleep hook included.
+void check_global(LockUse u) {
+  CHECK(u.sites.size() == 1);
+  auto& wqe = u.sites["wqe->lock"];
+  CHECK(wqe["io_wqe_enqueue"] == 1);         // insert and wake in one hold
+  CHECK(wqe["io_wq_worker_sleeping"] == 2);  // blocked in the disk, then idle
+  CHECK(wqe["io_wqe_dec_running"] == 0);
+  CHECK(u.list_guard["io-wq bound work list"] == "wqe->lock");
+  CHECK(u.list_guard["io-wq unbound work list"] == "wqe->lock");
+}
+
+// 5.18+: the work-list sites under acct->lock, the free list under wqe->lock, no wqe->lock in the
+// sleep hook.
+void check_split(LockUse u) {
+  CHECK(u.sites.size() == 3);
+  auto& bound = u.sites["acct->lock[bound]"];
+  auto& wqe = u.sites["wqe->lock"];
+  CHECK(bound["io_wqe_enqueue"] == 1);  // the insert...
+  CHECK(wqe["io_wqe_enqueue"] == 1);    // ...then the wake, under the other lock
+  CHECK(bound["io_wqe_dec_running"] == 2);
+  CHECK(wqe["io_wq_worker_sleeping"] == 0);
+  CHECK(wqe["io_wqe_dec_running"] == 0);
+  CHECK(u.sites["acct->lock[unbound]"].empty());  // no unbound work
+  CHECK(u.list_guard["io-wq bound work list"] == "acct->lock[bound]");
+  CHECK(u.list_guard["io-wq unbound work list"] == "acct->lock[unbound]");
+}
+}  // namespace
+
+TEST_CASE("uring: era 5.16 with kernel.iowq.lock auto takes the global wqe->lock") {
+  check_global(io_wq_locks_of_one_punt("5.16", "auto"));
+}
+
+TEST_CASE("uring: era 5.18 with kernel.iowq.lock auto takes the split acct->lock and wqe->lock") {
+  check_split(io_wq_locks_of_one_punt("5.18", "auto"));
+}
+
+TEST_CASE("uring: kernel.iowq.lock split overrides era 5.16's global locking") {
+  check_split(io_wq_locks_of_one_punt("5.16", "split"));
+}
+
+TEST_CASE("uring: kernel.iowq.lock global overrides era 6.x's split locking") {
+  check_global(io_wq_locks_of_one_punt("6.x", "global"));
 }

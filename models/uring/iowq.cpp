@@ -36,6 +36,13 @@ void IoWq::touch(const sim::Lock& l, double lines, sim::Label symbol) {
   if (l.moved()) sim::current().charge(lines * c_.cacheline_transfer, symbol);
 }
 
+sim::TimeNs IoWq::list_to_workers(IoWqAcct& a, sim::Label site) {
+  if (locks_->shared(a.index)) return 0;
+  list_lock(a).unlock();
+  workers_lock(a).lock(site);
+  return workers_lock(a).last_wait_ns();
+}
+
 void IoWqWorker::before_block() {
   if (current_) LatencyBreakdown::move(*current_, Stage::NetOrDevice, sim::current().local_now_ns());
   ++acct_.blocked_in_work;
@@ -54,13 +61,8 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
       c_(costs),
       owner_(owner),
       placer_(placer),
-      wqe_lock_(std::make_unique<sim::SpinLock>("wqe->lock")),
-      split_(k.iowq_split_lock),
+      locks_(make_iowq_locking(k.iowq_lock)),
       create_attempts_(0) {
-  if (split_) {
-    acct_[0].lock = std::make_unique<sim::SpinLock>("acct->lock[bound]");
-    acct_[1].lock = std::make_unique<sim::SpinLock>("acct->lock[unbound]");
-  }
   acct_[0].index = 0;
   acct_[0].max_workers = k.max_bound;
   acct_[1].index = 1;
@@ -69,14 +71,16 @@ IoWq::IoWq(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, 
   // is one node.
   engine.declare("queue", "io-wq");
   engine.declare("thread", "iou-wrk workers");
-  for (const char* a : {"bound", "unbound"}) {
-    const std::string list = std::string("io-wq ") + a + " work list";
+  for (const IoWqAcct& a : acct_) {
+    const std::string list = std::string("io-wq ") + (a.index ? "unbound" : "bound") + " work list";
     engine.declare("queue", list);
     engine.declare_edge("io-wq", list, "io_wqe_enqueue");
-    engine.declare_edge(list, split_ ? std::string("acct->lock[") + a + "]" : "wqe->lock", "protected by");
+    engine.declare_edge(list, list_lock(a).name(), "protected by");
     engine.declare_edge("iou-wrk workers", list, "io_get_next_work");
   }
-  engine.declare_edge("iou-wrk workers", "wqe->lock", "free list, counts, creation");
+  for (const IoWqAcct& a : acct_)  // once per lock: the accounts may share it
+    if (a.index == 0 || &workers_lock(a) != &workers_lock(acct_[0]))
+      engine.declare_edge("iou-wrk workers", workers_lock(a).name(), "free list, counts, creation");
 }
 
 IoWq::~IoWq() = default;
@@ -96,34 +100,35 @@ void IoWq::enqueue(Request& req) {
   acct.list.insert(pos, &req);
   acct.list_peak = std::max(acct.list_peak, acct.list.size());
   acct.stalled = false;
-  if (split_) {  // the free list stays under wqe->lock
-    acct.lock->unlock();
-    wqe_lock_->lock(syms().site_enqueue);
-    LatencyBreakdown::lock_wait(req, wqe_lock_->last_wait_ns());
-  }
-  touch(*wqe_lock_, c_.iowq_free_list_lines, syms().enqueue);
+  // The free list is the workers lock's.
+  LatencyBreakdown::lock_wait(req, list_to_workers(acct, syms().site_enqueue));
+  sim::SpinLock& workers = workers_lock(acct);
+  touch(workers, c_.iowq_free_list_lines, syms().enqueue);
   const bool do_create = !activate_free_worker(acct);
-  wqe_lock_->unlock();
+  workers.unlock();
   if (do_create && (req.wq_concurrent || acct.nr_running == 0) && !create_worker(acct)) {
     // The creation failed. With no worker left in the account nobody would ever run this work:
     // take it back and fail it.
-    wqe_lock_->lock(syms().site_enqueue);
-    if (acct.nr_workers == 0 && cancel_one(acct, &req) && !split_) wqe_lock_->lock(syms().site_enqueue);
-    wqe_lock_->unlock();
+    workers.lock(syms().site_enqueue);
+    if (acct.nr_workers == 0 && cancel_one(acct, &req) && locks_->shared(acct.index))
+      workers.lock(syms().site_enqueue);
+    workers.unlock();
   }
 }
 
 bool IoWq::cancel_one(IoWqAcct& acct, Request* match) {
-  if (split_) acct.lock->lock(syms().site_cancel);
+  const bool nested = !locks_->shared(acct.index);  // else the caller holds it already
+  sim::SpinLock& list = list_lock(acct);
+  if (nested) list.lock(syms().site_cancel);
   const auto it = match ? std::find(acct.list.begin(), acct.list.end(), match) : acct.list.begin();
   if (it == acct.list.end()) {
-    if (split_) acct.lock->unlock();
+    if (nested) list.unlock();
     return false;
   }
   Request& req = **it;
   acct.list.erase(it);
   ++acct.cancelled;
-  (split_ ? *acct.lock : *wqe_lock_).unlock();
+  list.unlock();
   req.ctx->io_wq_cancel(req);  // io_run_cancel
   return true;
 }
@@ -140,14 +145,15 @@ bool IoWq::activate_free_worker(IoWqAcct& acct) {
 }
 
 bool IoWq::create_worker(IoWqAcct& acct) {
-  wqe_lock_->lock(syms().site_create);
-  touch(*wqe_lock_, c_.iowq_count_lines, syms().create_check);
+  sim::SpinLock& workers = workers_lock(acct);
+  workers.lock(syms().site_create);
+  touch(workers, c_.iowq_count_lines, syms().create_check);
   if (acct.nr_workers >= acct.max_workers) {  // nothing to create: not a failure
-    wqe_lock_->unlock();
+    workers.unlock();
     return true;
   }
   ++acct.nr_workers;
-  wqe_lock_->unlock();
+  workers.unlock();
   ++acct.nr_running;
   return create_io_worker(acct);
 }
@@ -178,28 +184,30 @@ bool IoWq::try_create_thread(IoWqAcct& acct) {
 bool IoWq::create_io_worker(IoWqAcct& acct) {
   if (try_create_thread(acct)) return true;
   --acct.nr_running;  // fatal: roll back
-  wqe_lock_->lock(syms().site_new);
+  workers_lock(acct).lock(syms().site_new);
   --acct.nr_workers;
-  wqe_lock_->unlock();
+  workers_lock(acct).unlock();
   return false;
 }
 
 void IoWq::create_worker_cont(IoWqAcct& acct) {
   if (try_create_thread(acct)) return;
   // Fatal: roll back; with no worker left nothing would run the account's queued work, so all of
-  // it is cancelled. Global: each cancel under wqe->lock, dropped around it and taken again.
-  // Split: wqe->lock is dropped first and each cancel takes acct->lock.
+  // it is cancelled. A shared lock is dropped around each cancel and taken again; otherwise the
+  // workers lock is dropped first and each cancel takes the list lock.
   --acct.nr_running;
-  wqe_lock_->lock(syms().site_cont);
+  sim::SpinLock& workers = workers_lock(acct);
+  workers.lock(syms().site_cont);
   --acct.nr_workers;
-  if (acct.nr_workers == 0) {
-    if (split_) wqe_lock_->unlock();
-    while (cancel_one(acct, nullptr))
-      if (!split_) wqe_lock_->lock(syms().site_cont);
-    if (!split_) wqe_lock_->unlock();
-  } else {
-    wqe_lock_->unlock();
+  if (acct.nr_workers != 0) {
+    workers.unlock();
+    return;
   }
+  const bool shared = locks_->shared(acct.index);
+  if (!shared) workers.unlock();
+  while (cancel_one(acct, nullptr))
+    if (shared) workers.lock(syms().site_cont);
+  if (shared) workers.unlock();
 }
 
 void IoWq::start_worker(IoWqAcct& acct) {
@@ -210,10 +218,10 @@ void IoWq::start_worker(IoWqAcct& acct) {
   ++acct.created;
   acct.workers_peak = std::max(acct.workers_peak, acct.nr_workers);
   workers_peak_ = std::max(workers_peak_, workers_alive());
-  wqe_lock_->lock(syms().site_new);
+  workers_lock(acct).lock(syms().site_new);
   w.free_ = true;
   free_list_.push_front(&w);
-  wqe_lock_->unlock();
+  workers_lock(acct).unlock();
   // Today's workers inherit the owner's affinity: pinned where it is pinned. Otherwise (and
   // before 6.x) they may run on any CPU.
   const sim::Thread* owner = owner_.has_thread() ? &owner_.thread() : nullptr;
@@ -246,18 +254,16 @@ void IoWq::worker_main(IoWqWorker& w) {
       last_timeout = false;
       continue;
     }
-    if (split_) {  // idle bookkeeping (free list, counts) is under wqe->lock
-      acct.lock->unlock();
-      wqe_lock_->lock(syms().site_worker);
-    }
-    touch(*wqe_lock_, c_.iowq_free_list_lines, syms().worker);
+    list_to_workers(acct, syms().site_worker);  // idle bookkeeping: free list, counts
+    sim::SpinLock& workers = workers_lock(acct);
+    touch(workers, c_.iowq_free_list_lines, syms().worker);
     // Timed out idle: exit, unless this is the account's last worker.
     if (last_timeout && acct.nr_workers > 1) {
       --acct.nr_workers;
       ++acct.exited;
       if (w.free_) free_list_.erase(std::find(free_list_.begin(), free_list_.end(), &w));
       w.free_ = false;
-      wqe_lock_->unlock();
+      workers.unlock();
       if (w.running_) {
         w.running_ = false;
         --acct.nr_running;
@@ -273,7 +279,7 @@ void IoWq::worker_main(IoWqWorker& w) {
     // us asleep), or it counted us as running and our schedule() would not sleep (a woken or
     // still-running task does not block, and skips the sleep hook); then we look again.
     w.asleep_ = true;
-    wqe_lock_->unlock();
+    workers.unlock();
     if (!w.asleep_ || acct.run_queue()) {
       if (!w.asleep_) self.park();  // take the wake-up's permit
       w.asleep_ = false;
@@ -298,22 +304,18 @@ void IoWq::handle_work(IoWqWorker& w) {
     // The worker waited for the list lock before it knew which item it would get: that wait
     // delayed the item it got.
     const sim::TimeNs list_wait = list_lock(acct).last_wait_ns();
-    sim::TimeNs busy_wait = 0;
-    if (split_) {
-      acct.lock->unlock();
-      if (req) {
-        wqe_lock_->lock(syms().site_busy);
-        busy_wait = wqe_lock_->last_wait_ns();
-      }
+    if (!req) {
+      list_lock(acct).unlock();
+      return;
     }
-    if (req && w.free_) {  // __io_worker_busy
+    const sim::TimeNs busy_wait = list_to_workers(acct, syms().site_busy);
+    if (w.free_) {  // __io_worker_busy
       self.charge(c_.iowq_worker_busy, syms().busy);
-      touch(*wqe_lock_, c_.iowq_free_list_lines, syms().busy);
+      touch(workers_lock(acct), c_.iowq_free_list_lines, syms().busy);
       w.free_ = false;
       free_list_.erase(std::find(free_list_.begin(), free_list_.end(), &w));
     }
-    if (!split_ || req) wqe_lock_->unlock();
-    if (!req) return;
+    workers_lock(acct).unlock();
     // The request may be completed, read and recycled by the application during the chain.
     const bool hashed = req->wq_hashed;
     const std::uint32_t hash = req->wq_hash;
@@ -364,22 +366,24 @@ void IoWq::hash_done(IoWqAcct& acct, std::uint32_t hash) {
   list_lock(acct).lock(syms().site_hash);
   const bool was_stalled = acct.stalled;
   acct.stalled = false;
-  if (split_) acct.lock->unlock();
-  if (was_stalled) {
-    if (split_) wqe_lock_->lock(syms().site_hash);
-    activate_free_worker(acct);
+  if (!was_stalled) {
+    list_lock(acct).unlock();
+    return;
   }
-  if (was_stalled || !split_) wqe_lock_->unlock();
+  list_to_workers(acct, syms().site_hash);  // a free worker is the workers lock's
+  activate_free_worker(acct);
+  workers_lock(acct).unlock();
 }
 
 void IoWq::worker_sleeping(IoWqWorker& w) {
   if (!w.running_) return;
   w.running_ = false;
   IoWqAcct& acct = w.acct_;
-  // io_wqe_dec_running: under wqe->lock in the global design, only a peek under acct->lock in
-  // the split one; the creation request is queued after the lock is dropped.
-  sim::SpinLock& l = split_ ? *acct.lock : *wqe_lock_;
-  l.lock(split_ ? syms().site_dec_running : syms().site_sleeping);
+  // io_wqe_dec_running, under the lock the design gives the sleep hook; the creation request is
+  // queued after the lock is dropped.
+  const bool whole = locks_->sleep_hook_holds_workers_lock();
+  sim::SpinLock& l = whole ? workers_lock(acct) : list_lock(acct);
+  l.lock(whole ? syms().site_sleeping : syms().site_dec_running);
   touch(l, c_.iowq_count_lines, syms().dec_running);
   --acct.nr_running;
   const bool create = acct.nr_running == 0 && acct.run_queue();
@@ -403,10 +407,10 @@ void IoWq::queue_worker_create(IoWqWorker& w, IoWqAcct& acct) {
   ++acct.create_requests;
   // create_worker_cb runs in the owning task, at its next task_work run.
   owner_.add(nullptr, [this, &w, &acct] {
-    wqe_lock_->lock(syms().site_cb);
+    workers_lock(acct).lock(syms().site_cb);
     const bool do_create = acct.nr_workers < acct.max_workers;
     if (do_create) ++acct.nr_workers;
-    wqe_lock_->unlock();
+    workers_lock(acct).unlock();
     w.create_pending_ = false;
     if (do_create)
       create_io_worker(acct);

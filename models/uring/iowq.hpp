@@ -1,8 +1,7 @@
 #pragma once
 // io-wq: the worker pool of one task (one io_wqe with a bound and an unbound account and a shared
-// free list). Locking follows kernel.iowq.lock: `global` (<= 5.17) takes the big wqe->lock at every
-// site; `split` (seed 003, 5.18+) protects each account's work list with its own acct->lock and
-// keeps wqe->lock for the free list, counts and worker creation.
+// free list). Which lock guards what is the lock design's (IoWqLocking, from kernel.iowq.lock):
+// every section here takes the list lock or the workers lock of its account.
 //
 // Enqueue wakes a sleeping free worker of the account, or creates one in the caller's context when
 // the work is CONCURRENT (IOSQE_ASYNC) or no worker of the account is running — up to max_workers.
@@ -24,6 +23,7 @@
 
 #include "models/cpu_placer.hpp"
 #include "models/uring/file.hpp"
+#include "models/uring/iowq_locking.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
 #include "sim/engine.hpp"
@@ -41,7 +41,6 @@ struct IoWqAcct {
   int nr_running = 0;
   bool stalled = false;  // IO_ACCT_STALLED_BIT: every queued item waits for a busy hash bucket
   std::deque<Request*> list;
-  std::unique_ptr<sim::SpinLock> lock;  // acct->lock: the work list, in the split design
   // statistics
   int workers_peak = 0;
   int blocked_in_work = 0;  // workers sleeping inside a work item (e.g. a blocking recv)
@@ -84,13 +83,11 @@ class IoWq {
   int workers_peak() const { return workers_peak_; }
   nlohmann::json to_json() const;  // the "iowq" section of results.json
   std::size_t free_workers() const { return free_list_.size(); }
-  const sim::SpinLock& lock() const { return *wqe_lock_; }
-  bool split_lock() const { return split_; }
 
  private:
   friend class IoWqWorker;
   void worker_main(IoWqWorker& w);
-  void handle_work(IoWqWorker& w);  // entered with wqe->lock held, returns with it released
+  void handle_work(IoWqWorker& w);  // entered with the list lock held, returns with no lock held
   Request* get_next_work(IoWqAcct& acct, std::vector<Request*>& chain);
   bool activate_free_worker(IoWqAcct& acct);
   bool create_worker(IoWqAcct& acct);       // io_wqe_create_worker: false if creation failed
@@ -102,14 +99,18 @@ class IoWq {
   bool try_create_thread(IoWqAcct& acct);
   std::optional<CreateError> next_create_error();
   // io_acct_cancel_pending_work: take one queued item (`match`, or any if null) back and fail it.
-  // Global: entered with wqe->lock held, which is dropped if an item was found. Split: under
-  // acct->lock; wqe->lock as the caller left it.
+  // Entered with the workers lock held. A shared lock is dropped if an item was found; otherwise
+  // the list lock is taken inside it and the workers lock stays as the caller left it.
   bool cancel_one(IoWqAcct& acct, Request* match);
   void worker_sleeping(IoWqWorker& w);
   void worker_running(IoWqWorker& w);
   void queue_worker_create(IoWqWorker& w, IoWqAcct& acct);
   void hash_done(IoWqAcct& acct, std::uint32_t hash);
-  sim::SpinLock& list_lock(IoWqAcct& a) { return split_ ? *a.lock : *wqe_lock_; }
+  sim::SpinLock& list_lock(const IoWqAcct& a) { return locks_->list_lock(a.index); }
+  sim::SpinLock& workers_lock(const IoWqAcct& a) { return locks_->workers_lock(a.index); }
+  // From a section under the list lock on to one under the workers lock: drop the one, take the
+  // other, unless one lock is both. Returns the wait for the workers lock.
+  sim::TimeNs list_to_workers(IoWqAcct& a, sim::Label site);
   void touch(const sim::Lock& l, double lines, sim::Label symbol);  // shared data lines of a section
 
   sim::Engine& engine_;
@@ -117,8 +118,7 @@ class IoWq {
   const UringCosts& c_;
   Task& owner_;
   CpuPlacer& placer_;
-  std::unique_ptr<sim::SpinLock> wqe_lock_;
-  bool split_;
+  std::unique_ptr<IoWqLocking> locks_;
   std::array<IoWqAcct, 2> acct_;
   std::deque<IoWqWorker*> free_list_;  // hlist: new free workers go to the head
   std::vector<std::unique_ptr<IoWqWorker>> workers_;

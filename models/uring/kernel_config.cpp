@@ -3,11 +3,18 @@
 #include <cmath>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace uringsim::models {
 namespace {
 // RLIMIT_NPROC is the unbound account's default cap; in practice no limit for a simulation.
 constexpr int kUnlimitedWorkers = 1 << 20;
+
+IoWqLock iowq_lock_named(const std::string& name) {
+  if (name == "global") return IoWqLock::Global;
+  if (name == "split") return IoWqLock::Split;
+  throw std::invalid_argument("kernel.iowq.lock: no design named " + name);
+}
 }  // namespace
 
 KernelConfig KernelConfig::for_era(std::string_view era_name) {
@@ -18,7 +25,7 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.apoll_ready = e.apoll_ready;
   k.forced_reissue_iowq = e.forced_reissue_iowq;
   k.workers_inherit_affinity = e.workers_inherit_affinity;
-  k.iowq_split_lock = e.iowq_split_lock;
+  k.iowq_lock = e.iowq_split_lock ? IoWqLock::Split : IoWqLock::Global;
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;
   k.issue_flags_split = e.unlocked_flag;
@@ -49,7 +56,7 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.max_bound = mb > 0 ? mb : std::min(k.sq_entries, 4 * cores);
   k.max_unbound = mu > 0 ? mu : kUnlimitedWorkers;
   const auto lock = s.at("/kernel/iowq/lock").get<std::string>();
-  if (lock != "auto") k.iowq_split_lock = lock == "split";
+  if (lock != "auto") k.iowq_lock = iowq_lock_named(lock);
   k.worker_idle_timeout_ns = s.at("/kernel/iowq/idle_timeout_ms").get<double>() * 1e6;
   for (const auto& e : s.at("/kernel/iowq/create_errors"))
     k.iowq_create_errors.push_back(e.get<std::string>() == "eagain" ? CreateError::Eagain

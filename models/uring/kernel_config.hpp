@@ -12,6 +12,11 @@ namespace uringsim::models {
 
 enum class CreateError { Enomem, Eagain };  // create_io_thread failures: fatal, or retried
 
+// io-wq's lock design (kernel.iowq.lock): one IoWqLocking class each (models/uring/iowq_locking.hpp).
+// Global: wqe->lock guards everything (up to 5.17). Split: each account's work list under its own
+// acct->lock, the worker lists under wqe->lock (5.18+, seed 003).
+enum class IoWqLock { Global, Split };
+
 struct KernelConfig {
   std::string era;
   AsyncMode async_mode = AsyncMode::Hybrid;
@@ -22,11 +27,11 @@ struct KernelConfig {
   // io-wq workers get the CPU affinity of the task that owns the ring (measured on 6.18: an
   // iou-wrk thread's Cpus_allowed_list is its submitter's); before, the node's CPUs.
   bool workers_inherit_affinity = false;
-  int max_bound = 0;            // resolved: never 0
-  int max_unbound = 0;          // resolved: never 0
-  bool iowq_split_lock = true;  // acct->lock for the work lists (5.18+) instead of wqe->lock alone
-  bool tw_on_enter = false;     // io_uring_enter runs pending task_work on entry (until 6.1)
-  bool poll_once = false;       // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
+  int max_bound = 0;    // resolved: never 0
+  int max_unbound = 0;  // resolved: never 0
+  IoWqLock iowq_lock = IoWqLock::Split;
+  bool tw_on_enter = false;  // io_uring_enter runs pending task_work on entry (until 6.1)
+  bool poll_once = false;    // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
   // IO_URING_F_UNLOCKED exists (5.16, with the merged hybrid mode): "may not hold uring_lock" is its
   // own flag. Without it, IO_URING_F_NONBLOCK also means "the caller holds uring_lock".
   bool issue_flags_split = true;
