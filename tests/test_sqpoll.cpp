@@ -19,13 +19,13 @@ namespace {
 class InstantFile final : public File {
  public:
   bool pollable() const override { return false; }
-  bool try_issue(Request& req) override {
+  bool try_issue(IoRequest& req) override {
     req.result = 0;
     return true;
   }
-  void issue_blocking(Request&, BlockHooks*) override {}
-  bool poll_ready(const Request&) const override { return false; }
-  void add_poll(Request&) override {}
+  void issue_blocking(IoRequest&, BlockHooks*) override {}
+  bool poll_ready(const IoRequest&) const override { return false; }
+  void add_poll(IoRequest&) override {}
 };
 
 // A SQPOLL world: the SQ thread on CPU 1, the application on CPU 0. A woken thread runs 1 us after

@@ -4,7 +4,6 @@
 
 #include <limits>
 
-#include "models/uring/ctx.hpp"
 #include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
@@ -55,14 +54,14 @@ void NvmeDevice::start(sim::Engine& engine) {
       "nvme0", "nvme", 0, [this] { drive_main(); }, o);
 }
 
-void NvmeDevice::submit(Request& req, bool polled, std::function<void()> on_done) {
+void NvmeDevice::submit(const IoRequest& req, bool polled, std::function<void()> on_done) {
   auto& self = sim::current();
   static const sim::Label sym = sim::intern("nvme_queue_rq");
   self.charge(c_.nvme_submit, sym);
   ++stats_.submitted;
   // With fewer queues than CPUs, CPU c uses queue c mod n, whose interrupt is taken on CPU (queue).
   const int irq_cpu = self.cpu() % hw_queues_;
-  Cmd cmd{&req, polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
+  Cmd cmd{polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
   const sim::TimeNs t = self.local_now_ns();  // the doorbell is written at the end of that work
   if (in_service_ < parallelism_) {
     begin(std::move(cmd), t);
@@ -119,7 +118,6 @@ void NvmeDevice::complete(Cmd& cmd) {
   if (cmd.polled) {
     // The completion entry is in memory; only a poller will find it.
     ++stats_.polled_done;
-    cmd.req->iopoll_done = true;
     cmd.on_done();
     return;
   }
@@ -153,17 +151,13 @@ void NvmeDevice::irq_main(IrqQueue& q) {
   }
 }
 
-bool BlockFile::issue_async(Request& req) {
+bool BlockFile::issue_async(IoRequest& req) {
   if (!direct_) return false;  // buffered: -EAGAIN for the non-blocking attempt, then io-wq
-  IoRingCtx* ctx = req.ctx;
-  if (ctx->iopoll())
-    dev_.submit(req, true, [ctx, &req] { ctx->iopoll_device_done(req); });
-  else
-    dev_.submit(req, false, [ctx, &req] { ctx->rw_complete_irq(req); });
+  dev_.submit(req, req.hipri(), [&req] { req.async_done(); });
   return true;
 }
 
-void BlockFile::issue_blocking(Request& req, BlockHooks* hooks) {
+void BlockFile::issue_blocking(IoRequest& req, BlockHooks* hooks) {
   static const sim::Label sym = sim::intern("blkdev_read_iter");
   sim::Thread& self = sim::current();
   dev_.submit(req, false, [&self] { sim::wake_up_process(self); });

@@ -3,8 +3,9 @@
 // issued from the submitting context (which pays the block layer and the doorbell), is serviced
 // by the drive for a time drawn from the table of its block size, and completes either by
 // interrupt (an IRQ thread on the hardware queue's CPU runs the completion) or, for polled
-// (IOPOLL) commands, silently: the command is marked done and nothing more happens until a poller
-// looks. See docs/models/nvme.md.
+// (IOPOLL) commands, silently: the request is told in the drive's context, at no cost, and nothing
+// more happens until a poller looks. Completions go to the request (IoRequest::async_done), so the
+// drive knows nothing of io_uring. See docs/models/nvme.md.
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,7 +14,7 @@
 
 #include "config/scenario.hpp"
 #include "models/distribution.hpp"
-#include "models/uring/file.hpp"
+#include "models/io/file.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "sim/engine.hpp"
 #include "sim/random.hpp"
@@ -33,17 +34,16 @@ class NvmeDevice {
   void start(sim::Engine& engine);  // spawns the drive's own (unaccounted) thread
 
   // Issue from the current thread: charges nvme_submit there; the drive starts after that work.
-  // `polled`: the completion only marks req.iopoll_done and calls on_done (in the drive's context,
-  // free: it models the completion entry appearing in memory). Otherwise on_done runs on the IRQ
-  // thread of the submitter's hardware queue, after irq_handle_cycles.
-  void submit(Request& req, bool polled, std::function<void()> on_done);
+  // `polled`: the completion only calls on_done (in the drive's context, free: it models the
+  // completion entry appearing in memory). Otherwise on_done runs on the IRQ thread of the
+  // submitter's hardware queue, after irq_handle_cycles.
+  void submit(const IoRequest& req, bool polled, std::function<void()> on_done);
 
   const DeviceStats& stats() const { return stats_; }
   int hw_queues() const { return hw_queues_; }
 
  private:
   struct Cmd {
-    Request* req;
     bool polled;
     int irq_cpu;
     std::function<void()> on_done;
@@ -86,11 +86,11 @@ class BlockFile final : public File {
  public:
   BlockFile(NvmeDevice& dev, const UringCosts& costs, bool direct) : dev_(dev), c_(costs), direct_(direct) {}
   bool pollable() const override { return false; }
-  bool issue_async(Request& req) override;
-  bool try_issue(Request&) override { return false; }  // never completes inline
-  void issue_blocking(Request& req, BlockHooks* hooks) override;
-  bool poll_ready(const Request&) const override { return false; }
-  void add_poll(Request&) override {}
+  bool issue_async(IoRequest& req) override;
+  bool try_issue(IoRequest&) override { return false; }  // never completes inline
+  void issue_blocking(IoRequest& req, BlockHooks* hooks) override;
+  bool poll_ready(const IoRequest&) const override { return false; }
+  void add_poll(IoRequest&) override {}
 
  private:
   NvmeDevice& dev_;

@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "models/uring/file.hpp"
+#include "models/io/file.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "sim/waitqueue.hpp"
 
@@ -24,22 +24,22 @@ class Socket final : public File {
   void deliver(std::uint32_t bytes, int from_cpu = -1);
 
   bool pollable() const override { return true; }
-  bool try_issue(Request& req) override;
-  void issue_blocking(Request& req, BlockHooks* hooks) override;
-  bool poll_ready(const Request& req) const override;
-  void add_poll(Request& req) override;
+  bool try_issue(IoRequest& req) override;
+  void issue_blocking(IoRequest& req, BlockHooks* hooks) override;
+  bool poll_ready(const IoRequest& req) const override;
+  void add_poll(IoRequest& req) override;
 
  private:
-  void do_recv(Request& req);
-  void do_send(Request& req);
+  void do_recv(IoRequest& req);
+  void do_send(IoRequest& req);
 
   int conn_;
   const UringCosts& costs_;
   std::function<void(int, std::uint32_t)> on_send_;
   std::uint64_t rx_bytes_ = 0;
-  int rx_from_cpu_ = -1;           // the local sender of the queued data, -1 if none
-  std::vector<Request*> pollers_;  // armed async polls waiting for POLLIN
-  sim::WaitQueue sleepers_;        // threads in a blocking recv
+  int rx_from_cpu_ = -1;             // the local sender of the queued data, -1 if none
+  std::vector<IoRequest*> pollers_;  // armed async polls waiting for POLLIN
+  sim::WaitQueue sleepers_;          // threads in a blocking recv
 };
 
 }  // namespace uringsim::models
