@@ -20,7 +20,7 @@ std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
 }
 }  // namespace
 
-NvmeDevice::NvmeDevice(const config::Scenario& s, const UringCosts& costs)
+NvmeDevice::NvmeDevice(const config::Scenario& s, const DriveCosts& costs)
     : c_(costs),
       cores_(s.at("/machine/cores").get<int>()),
       hw_queues_(s.at("/device/hw_queues").get<int>()),
@@ -39,6 +39,14 @@ void NvmeDevice::check_block_size(Op op, std::uint32_t bs, const std::string& wh
   throw config::InputError(fmt::format("{}: no {} service time for bs_bytes {} in /device/{} (listed: {})",
                                        where, op == Op::Write ? "write" : "read", bs,
                                        op == Op::Write ? "write" : "read", listed));
+}
+
+DriveCosts DriveCosts::from(const config::CostTable& t) {
+  DriveCosts c;
+  c.nvme_submit = t.get("nvme_submit_cycles");
+  c.irq_handle = t.get("irq_handle_cycles");
+  c.rw_complete = t.get("rw_complete_cycles");
+  return c;
 }
 
 const Distribution& NvmeDevice::service(Op op, std::uint32_t bs) const {
@@ -164,7 +172,7 @@ void BlockFile::issue_blocking(IoRequest& req, BlockHooks* hooks) {
   if (hooks) hooks->before_block();
   sim::sleep_until_woken();
   if (hooks) hooks->after_block();
-  self.charge(c_.rw_complete, sym);
+  self.charge(dev_.costs().rw_complete, sym);
 }
 
 }  // namespace uringsim::models

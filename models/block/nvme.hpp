@@ -15,11 +15,19 @@
 #include "config/scenario.hpp"
 #include "models/distribution.hpp"
 #include "models/io/file.hpp"
-#include "models/uring/kernel_config.hpp"
 #include "sim/engine.hpp"
 #include "sim/random.hpp"
 
 namespace uringsim::models {
+
+// CPU costs of the block layer and the drive's interrupt, in cycles (see models/costs.json).
+struct DriveCosts {
+  sim::Cycles nvme_submit;  // an issue, in the issuing context, up to the doorbell
+  sim::Cycles irq_handle;   // one completion interrupt
+  sim::Cycles rw_complete;  // a blocking issue's completion, in the woken issuer
+
+  static DriveCosts from(const config::CostTable& t);
+};
 
 struct DeviceStats {
   std::uint64_t submitted = 0, completed = 0, irqs = 0, polled_done = 0, queued_peak = 0;
@@ -28,7 +36,7 @@ struct DeviceStats {
 
 class NvmeDevice {
  public:
-  NvmeDevice(const config::Scenario& s, const UringCosts& costs);
+  NvmeDevice(const config::Scenario& s, const DriveCosts& costs);
   // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
   void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
   void start(sim::Engine& engine);  // spawns the drive's own (unaccounted) thread
@@ -40,6 +48,7 @@ class NvmeDevice {
   void submit(const IoRequest& req, bool polled, std::function<void()> on_done);
 
   const DeviceStats& stats() const { return stats_; }
+  const DriveCosts& costs() const { return c_; }
   int hw_queues() const { return hw_queues_; }
 
  private:
@@ -64,7 +73,7 @@ class NvmeDevice {
   void complete(Cmd& cmd);
   void irq_main(IrqQueue& q);
 
-  const UringCosts& c_;
+  DriveCosts c_;
   int cores_, hw_queues_, parallelism_;
   std::map<std::uint32_t, Distribution> read_, write_;
   sim::Rng rng_;
@@ -84,7 +93,7 @@ class NvmeDevice {
 // O_DIRECT a read or write is punted to io-wq and issued blocking there.
 class BlockFile final : public File {
  public:
-  BlockFile(NvmeDevice& dev, const UringCosts& costs, bool direct) : dev_(dev), c_(costs), direct_(direct) {}
+  BlockFile(NvmeDevice& dev, bool direct) : dev_(dev), direct_(direct) {}
   bool pollable() const override { return false; }
   bool issue_async(IoRequest& req) override;
   bool try_issue(IoRequest&) override { return false; }  // never completes inline
@@ -94,7 +103,6 @@ class BlockFile final : public File {
 
  private:
   NvmeDevice& dev_;
-  const UringCosts& c_;
   bool direct_;
 };
 

@@ -16,7 +16,20 @@ sim::Label sym_send() {
 }
 }  // namespace
 
-Socket::Socket(int conn, const UringCosts& costs, std::function<void(int, std::uint32_t)> on_send)
+SocketCosts SocketCosts::from(const config::CostTable& t) {
+  SocketCosts c;
+  c.tcp_send = t.get("tcp_send_cycles");
+  c.tcp_recv = t.get("tcp_recv_cycles");
+  c.tcp_recv_eagain = t.get("tcp_recv_eagain_cycles");
+  c.tcp_byte = t.get("tcp_byte_cycles");
+  c.net_one_way_ns = t.get("net_one_way_ns");
+  c.epoll_wait = t.get("epoll_wait_cycles");
+  c.tcp_cross_cpu_lines = t.get("tcp_cross_cpu_lines");
+  c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
+  return c;
+}
+
+Socket::Socket(int conn, const SocketCosts& costs, std::function<void(int, std::uint32_t)> on_send)
     : conn_(conn), costs_(costs), on_send_(std::move(on_send)) {}
 
 void Socket::deliver(std::uint32_t bytes, int from_cpu) {

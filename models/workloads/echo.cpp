@@ -16,6 +16,7 @@ constexpr sim::TimeNs kFirstSendSpreadNs = 100e3;
 EchoModel::EchoModel(const config::Scenario& s)
     : k_(KernelConfig::from(s)),
       c_(UringCosts::from(s.costs)),
+      sc_(SocketCosts::from(s.costs)),
       connections_(s.at("/workload/connections").get<int>()),
       msg_bytes_(s.at("/workload/msg_bytes").get<std::uint32_t>()),
       force_async_(s.at("/workload/force_async").get<bool>()),
@@ -52,7 +53,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
 
   for (int i = 0; i < connections_; ++i)
     sockets_.push_back(
-        std::make_unique<Socket>(i, c_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
+        std::make_unique<Socket>(i, sc_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
 
   // Local clients take the last cores; remote clients run on one external CPU, unaccounted.
   const int ndrivers = local_clients_ ? client_threads_ : 1;
@@ -97,7 +98,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     const sim::TimeNs t = first.uniform01() * kFirstSendSpreadNs;
     conns_[i].t_sent = t;
     // Remote clients: the heap holds arrivals at the server; local ones: their own send times.
-    drivers_[conns_[i].driver].heap.push({local_clients_ ? t : t + c_.net_one_way_ns, i});
+    drivers_[conns_[i].driver].heap.push({local_clients_ ? t : t + sc_.net_one_way_ns, i});
   }
 }
 
@@ -178,12 +179,12 @@ void EchoModel::on_server_send(int conn) {
     }
     return;
   }
-  const sim::TimeNs t_echo = now + c_.net_one_way_ns;
+  const sim::TimeNs t_echo = now + sc_.net_one_way_ns;
   if (!record_echo(conn, t_echo)) return;
   Conn& cn = conns_[conn];
   const sim::TimeNs t_next = t_echo + think_.sample_ns(think_rng_);
   cn.t_sent = t_next;
-  schedule_arrival(conn, t_next + c_.net_one_way_ns);
+  schedule_arrival(conn, t_next + sc_.net_one_way_ns);
 }
 
 bool EchoModel::record_echo(int conn, sim::TimeNs t) {
@@ -230,7 +231,7 @@ void EchoModel::local_client_main(Driver& d) {
   constexpr int kMaxEvents = 64;
   auto& self = sim::current();
   for (;;) {
-    self.charge(c_.epoll_wait, epoll);
+    self.charge(sc_.epoll_wait, epoll);
     const bool timer_due = !d.heap.empty() && d.heap.top().t <= self.local_now_ns();
     if (d.ready.empty() && !timer_due) {  // nothing ready: sleep in the wait
       d.in_wait = true;
@@ -244,8 +245,8 @@ void EchoModel::local_client_main(Driver& d) {
       const int conn = d.ready.front();
       d.ready.pop_front();
       Conn& cn = conns_[conn];
-      self.charge(c_.syscall + c_.tcp_recv + c_.tcp_byte * msg_bytes_, recv);
-      self.charge(c_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
+      self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * msg_bytes_, recv);
+      self.charge(sc_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
       const sim::TimeNs t = self.local_now_ns();
       if (!record_echo(conn, t)) continue;
       const sim::TimeNs think = think_.sample_ns(think_rng_);
@@ -269,7 +270,7 @@ void EchoModel::client_send(int conn) {
   cn.t_sent = self.local_now_ns();
   metrics_->submitted(cn.t_sent);
   // Loopback: the server's receive softirq, and the poll wake-up it triggers, run in this send.
-  self.charge(c_.syscall + c_.tcp_send + c_.tcp_byte * msg_bytes_, send);
+  self.charge(c_.syscall + sc_.tcp_send + sc_.tcp_byte * msg_bytes_, send);
   sockets_[conn]->deliver(msg_bytes_, self.cpu());
 }
 

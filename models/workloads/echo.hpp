@@ -62,6 +62,7 @@ class EchoModel final : public Model {
 
   KernelConfig k_;
   UringCosts c_;
+  SocketCosts sc_;
   int connections_;
   std::uint32_t msg_bytes_;
   bool force_async_, fixed_files_, local_clients_;

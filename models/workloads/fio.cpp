@@ -103,7 +103,7 @@ FioModel::FioModel(const config::Scenario& s)
     throw config::InputError(
         fmt::format("{}: /workload/iodepth: expected at most kernel.ring.sq_entries ({}), got {}", s.source,
                     k_.sq_entries, iodepth_));
-  dev_ = std::make_unique<NvmeDevice>(s, c_);
+  dev_ = std::make_unique<NvmeDevice>(s, DriveCosts::from(s.costs));
   const bool reads = rw_ == "read" || rw_ == "randread" || (rw_ == "randrw" && rwmixread_ > 0);
   const bool writes = rw_ == "write" || rw_ == "randwrite" || (rw_ == "randrw" && rwmixread_ < 100);
   if (reads) dev_->check_block_size(Op::Read, bs_, s.source + ": /workload/bs_bytes");
@@ -131,7 +131,7 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     j.ring = std::make_unique<Uring>(engine, k_, c_, *placer_);
     j.ring->ctx.setup(sqpoll_, hipri_);
     if (j.index > 0) j.ring->ctx.share_breakdown_of(jobs_.front()->ring->ctx);  // one group
-    j.file = std::make_unique<BlockFile>(*dev_, c_, direct_);
+    j.file = std::make_unique<BlockFile>(*dev_, direct_);
     j.slots.resize(static_cast<std::size_t>(iodepth_));
     for (int s = iodepth_ - 1; s >= 0; --s) j.free_slots.push_back(s);
     j.mix = std::make_unique<sim::Rng>(seed_, fmt::format("fio.job{}.rwmix", j.index));
