@@ -138,7 +138,7 @@ TEST_CASE("iopoll: a polled completion is reaped only by polling: no interrupt, 
   uc.iopoll_pass = 100;
   UringWorld w(3, sim::PrimitiveCosts{}, test::test_kernel(), uc);
   w.ctx.setup(false, true);
-  NvmeDevice dev(scen, DriveCosts{});  // no submit or interrupt cost
+  NvmeDevice dev(DeviceParams::from(scen), DriveCosts{});  // no submit or interrupt cost
   dev.start(w.engine);
   BlockFile file(dev, true);
   std::size_t cq_at_50us = 99;

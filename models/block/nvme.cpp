@@ -20,19 +20,19 @@ std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
 }
 }  // namespace
 
-NvmeDevice::NvmeDevice(const config::Scenario& s, const DriveCosts& costs)
-    : c_(costs),
-      cores_(s.at("/machine/cores").get<int>()),
-      hw_queues_(s.at("/device/hw_queues").get<int>()),
-      parallelism_(s.at("/device/parallelism").get<int>()),
-      read_(table(s.at("/device/read"))),
-      write_(table(s.at("/device/write"))),
-      rng_(s.at("/seed").get<std::uint64_t>(), "device.nvme.service") {
-  if (hw_queues_ == 0) hw_queues_ = cores_;  // one per core
+DeviceParams DeviceParams::from(const config::Scenario& s) {
+  DeviceParams p;
+  const int hw = s.at("/device/hw_queues").get<int>();
+  p.hw_queues = hw == 0 ? s.at("/machine/cores").get<int>() : hw;  // 0: one per core
+  p.parallelism = s.at("/device/parallelism").get<int>();
+  p.read = table(s.at("/device/read"));
+  p.write = table(s.at("/device/write"));
+  p.seed = s.at("/seed").get<std::uint64_t>();
+  return p;
 }
 
-void NvmeDevice::check_block_size(Op op, std::uint32_t bs, const std::string& where) const {
-  const auto& t = op == Op::Write ? write_ : read_;
+void DeviceParams::check_block_size(Op op, std::uint32_t bs, const std::string& where) const {
+  const auto& t = op == Op::Write ? write : read;
   if (t.count(bs)) return;
   std::string listed;
   for (const auto& [size, d] : t) listed += (listed.empty() ? "" : ", ") + std::to_string(size);
@@ -49,8 +49,11 @@ DriveCosts DriveCosts::from(const config::CostTable& t) {
   return c;
 }
 
+NvmeDevice::NvmeDevice(const DeviceParams& p, const DriveCosts& costs)
+    : p_(p), c_(costs), rng_(p.seed, "device.nvme.service") {}
+
 const Distribution& NvmeDevice::service(Op op, std::uint32_t bs) const {
-  return (op == Op::Write ? write_ : read_).at(bs);  // checked when the model was built
+  return (op == Op::Write ? p_.write : p_.read).at(bs);  // checked when the model was built
 }
 
 void NvmeDevice::start(sim::Engine& engine) {
@@ -68,10 +71,10 @@ void NvmeDevice::submit(const IoRequest& req, bool polled, std::function<void()>
   self.charge(c_.nvme_submit, sym);
   ++stats_.submitted;
   // With fewer queues than CPUs, CPU c uses queue c mod n, whose interrupt is taken on CPU (queue).
-  const int irq_cpu = self.cpu() % hw_queues_;
+  const int irq_cpu = self.cpu() % p_.hw_queues;
   Cmd cmd{polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
   const sim::TimeNs t = self.local_now_ns();  // the doorbell is written at the end of that work
-  if (in_service_ < parallelism_) {
+  if (in_service_ < p_.parallelism) {
     begin(std::move(cmd), t);
   } else {
     waiting_.push_back(std::move(cmd));

@@ -20,6 +20,18 @@
 
 namespace uringsim::models {
 
+// The drive of the scenario (`device`), hardware queues resolved.
+struct DeviceParams {
+  int hw_queues = 0;  // resolved: never 0
+  int parallelism = 0;
+  std::map<std::uint32_t, Distribution> read, write;  // service time by block size
+  std::uint64_t seed = 0;
+
+  // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
+  void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
+  static DeviceParams from(const config::Scenario& s);
+};
+
 // CPU costs of the block layer and the drive's interrupt, in cycles (see models/costs.json).
 struct DriveCosts {
   sim::Cycles nvme_submit;  // an issue, in the issuing context, up to the doorbell
@@ -36,9 +48,7 @@ struct DeviceStats {
 
 class NvmeDevice {
  public:
-  NvmeDevice(const config::Scenario& s, const DriveCosts& costs);
-  // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
-  void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
+  NvmeDevice(const DeviceParams& p, const DriveCosts& costs);
   void start(sim::Engine& engine);  // spawns the drive's own (unaccounted) thread
 
   // Issue from the current thread: charges nvme_submit there; the drive starts after that work.
@@ -49,7 +59,7 @@ class NvmeDevice {
 
   const DeviceStats& stats() const { return stats_; }
   const DriveCosts& costs() const { return c_; }
-  int hw_queues() const { return hw_queues_; }
+  int hw_queues() const { return p_.hw_queues; }
 
  private:
   struct Cmd {
@@ -73,9 +83,8 @@ class NvmeDevice {
   void complete(Cmd& cmd);
   void irq_main(IrqQueue& q);
 
+  DeviceParams p_;
   DriveCosts c_;
-  int cores_, hw_queues_, parallelism_;
-  std::map<std::uint32_t, Distribution> read_, write_;
   sim::Rng rng_;
   sim::Engine* engine_ = nullptr;
   sim::Thread* drive_ = nullptr;
