@@ -106,7 +106,8 @@ void check_unique_items(const ojson& items, const std::string& pointer, const Fa
 // Ring sizes the kernel rounds or refuses unless they are powers of two (buffer rings).
 void check_power_of_two(const ojson& n, const std::string& pointer, const FailFn& fail) {
   const auto v = n.get<std::int64_t>();
-  if (v <= 0 || (v & (v - 1)) != 0) fail(pointer, fmt::format("expected a power of two, got {}", show_value(n)));
+  if (v <= 0 || (v & (v - 1)) != 0)
+    fail(pointer, fmt::format("expected a power of two, got {}", show_value(n)));
 }
 
 const std::map<std::string, CheckFn>& checks() {

@@ -19,13 +19,13 @@ namespace {
 class InstantFile final : public File {
  public:
   bool pollable() const override { return false; }
-  bool try_issue(Request& req) override {
+  bool try_issue(IoRequest& req) override {
     req.result = 0;
     return true;
   }
-  void issue_blocking(Request&, BlockHooks*) override {}
-  bool poll_ready(const Request&) const override { return false; }
-  void add_poll(Request&) override {}
+  void issue_blocking(IoRequest&, BlockHooks*) override {}
+  bool poll_ready(const IoRequest&) const override { return false; }
+  void add_poll(IoRequest&) override {}
 };
 
 // A SQPOLL world: the SQ thread on CPU 1, the application on CPU 0. A woken thread runs 1 us after
@@ -138,9 +138,9 @@ TEST_CASE("iopoll: a polled completion is reaped only by polling: no interrupt, 
   uc.iopoll_pass = 100;
   UringWorld w(3, sim::PrimitiveCosts{}, test::test_kernel(), uc);
   w.ctx.setup(false, true);
-  NvmeDevice dev(scen, w.costs);
+  NvmeDevice dev(DeviceParams::from(scen), DriveCosts{});  // no submit or interrupt cost
   dev.start(w.engine);
-  BlockFile file(dev, w.costs, true);
+  BlockFile file(dev, true);
   std::size_t cq_at_50us = 99;
   std::uint64_t done_at_50us = 0;
   double t_reaped = 0;

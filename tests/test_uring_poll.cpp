@@ -36,9 +36,10 @@ struct ForcedAsyncRecv {
 ForcedAsyncRecv run_forced_async_recv(const KernelConfig& k, UringCosts uc) {
   sim::PrimitiveCosts pc;
   pc.wakeup_latency_ns = 1000;
-  uc.tcp_recv = 200;
+  SocketCosts sc{};
+  sc.tcp_recv = 200;
   UringWorld w(3, pc, k, uc);
-  Socket sock(0, w.costs, [](int, std::uint32_t) {});
+  Socket sock(0, sc, [](int, std::uint32_t) {});
   ForcedAsyncRecv out;
   w.spawn_app([&] {
     std::vector<Request*> sqes{&w.request(Op::Recv, sock, 3, 100, true)};
@@ -71,9 +72,10 @@ TEST_CASE(
   UringCosts uc = test::zero_uring_costs();
   uc.poll_wake = 100;  // paid by the sender, in whose context the wake callback runs
   uc.tw_run = 50;
-  uc.tcp_recv = 200;
+  SocketCosts sc{};
+  sc.tcp_recv = 200;
   UringWorld w(3, pc, test::test_kernel(), uc);
-  Socket sock(0, w.costs, [](int, std::uint32_t) {});
+  Socket sock(0, sc, [](int, std::uint32_t) {});
 
   std::vector<SeenCqe> seen;
   w.spawn_app([&] {

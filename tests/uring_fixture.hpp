@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "models/cpu_placer.hpp"
+#include "models/io/file.hpp"
 #include "models/uring/ctx.hpp"
-#include "models/uring/file.hpp"
 #include "models/uring/iowq.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/task.hpp"
@@ -66,11 +66,13 @@ class DiskFile final : public models::File {
 
   bool pollable() const override { return false; }
   std::uint32_t hash_key(models::Op op) const override { return op == models::Op::Write ? inode_ : 0; }
-  bool try_issue(models::Request&) override {
+  bool try_issue(models::IoRequest&) override {
     ++nonblock_attempts_;
     return false;
   }
-  void issue_blocking(models::Request& req, models::BlockHooks* hooks) override {
+  void issue_blocking(models::IoRequest& io, models::BlockHooks* hooks) override {
+    // Only a ring issues here, so the request is the ring's: its user_data names it in the test.
+    const auto& req = static_cast<const models::Request&>(io);
     Span s;
     s.user_data = req.user_data;  // the request may be recycled once it completes
     s.start = sim::now_ns();
@@ -84,10 +86,10 @@ class DiskFile final : public models::File {
     --running_;
     s.end = sim::now_ns();
     spans_.push_back(s);
-    req.result = static_cast<int>(req.bytes);
+    io.result = static_cast<int>(io.bytes);
   }
-  bool poll_ready(const models::Request&) const override { return false; }
-  void add_poll(models::Request&) override {
+  bool poll_ready(const models::IoRequest&) const override { return false; }
+  void add_poll(models::IoRequest&) override {
     throw std::logic_error("DiskFile: a regular file cannot be polled");
   }
 

@@ -4,7 +4,6 @@
 
 #include <limits>
 
-#include "models/uring/ctx.hpp"
 #include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
@@ -21,19 +20,19 @@ std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
 }
 }  // namespace
 
-NvmeDevice::NvmeDevice(const config::Scenario& s, const UringCosts& costs)
-    : c_(costs),
-      cores_(s.at("/machine/cores").get<int>()),
-      hw_queues_(s.at("/device/hw_queues").get<int>()),
-      parallelism_(s.at("/device/parallelism").get<int>()),
-      read_(table(s.at("/device/read"))),
-      write_(table(s.at("/device/write"))),
-      rng_(s.at("/seed").get<std::uint64_t>(), "device.nvme.service") {
-  if (hw_queues_ == 0) hw_queues_ = cores_;  // one per core
+DeviceParams DeviceParams::from(const config::Scenario& s) {
+  DeviceParams p;
+  const int hw = s.at("/device/hw_queues").get<int>();
+  p.hw_queues = hw == 0 ? s.at("/machine/cores").get<int>() : hw;  // 0: one per core
+  p.parallelism = s.at("/device/parallelism").get<int>();
+  p.read = table(s.at("/device/read"));
+  p.write = table(s.at("/device/write"));
+  p.seed = s.at("/seed").get<std::uint64_t>();
+  return p;
 }
 
-void NvmeDevice::check_block_size(Op op, std::uint32_t bs, const std::string& where) const {
-  const auto& t = op == Op::Write ? write_ : read_;
+void DeviceParams::check_block_size(Op op, std::uint32_t bs, const std::string& where) const {
+  const auto& t = op == Op::Write ? write : read;
   if (t.count(bs)) return;
   std::string listed;
   for (const auto& [size, d] : t) listed += (listed.empty() ? "" : ", ") + std::to_string(size);
@@ -42,8 +41,19 @@ void NvmeDevice::check_block_size(Op op, std::uint32_t bs, const std::string& wh
                                        op == Op::Write ? "write" : "read", listed));
 }
 
+DriveCosts DriveCosts::from(const config::CostTable& t) {
+  DriveCosts c;
+  c.nvme_submit = t.get("nvme_submit_cycles");
+  c.irq_handle = t.get("irq_handle_cycles");
+  c.rw_complete = t.get("rw_complete_cycles");
+  return c;
+}
+
+NvmeDevice::NvmeDevice(const DeviceParams& p, const DriveCosts& costs)
+    : p_(p), c_(costs), rng_(p.seed, "device.nvme.service") {}
+
 const Distribution& NvmeDevice::service(Op op, std::uint32_t bs) const {
-  return (op == Op::Write ? write_ : read_).at(bs);  // checked when the model was built
+  return (op == Op::Write ? p_.write : p_.read).at(bs);  // checked when the model was built
 }
 
 void NvmeDevice::start(sim::Engine& engine) {
@@ -55,16 +65,16 @@ void NvmeDevice::start(sim::Engine& engine) {
       "nvme0", "nvme", 0, [this] { drive_main(); }, o);
 }
 
-void NvmeDevice::submit(Request& req, bool polled, std::function<void()> on_done) {
+void NvmeDevice::submit(const IoRequest& req, bool polled, std::function<void()> on_done) {
   auto& self = sim::current();
   static const sim::Label sym = sim::intern("nvme_queue_rq");
   self.charge(c_.nvme_submit, sym);
   ++stats_.submitted;
   // With fewer queues than CPUs, CPU c uses queue c mod n, whose interrupt is taken on CPU (queue).
-  const int irq_cpu = self.cpu() % hw_queues_;
-  Cmd cmd{&req, polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
+  const int irq_cpu = self.cpu() % p_.hw_queues;
+  Cmd cmd{polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
   const sim::TimeNs t = self.local_now_ns();  // the doorbell is written at the end of that work
-  if (in_service_ < parallelism_) {
+  if (in_service_ < p_.parallelism) {
     begin(std::move(cmd), t);
   } else {
     waiting_.push_back(std::move(cmd));
@@ -119,7 +129,6 @@ void NvmeDevice::complete(Cmd& cmd) {
   if (cmd.polled) {
     // The completion entry is in memory; only a poller will find it.
     ++stats_.polled_done;
-    cmd.req->iopoll_done = true;
     cmd.on_done();
     return;
   }
@@ -153,24 +162,20 @@ void NvmeDevice::irq_main(IrqQueue& q) {
   }
 }
 
-bool BlockFile::issue_async(Request& req) {
+bool BlockFile::issue_async(IoRequest& req) {
   if (!direct_) return false;  // buffered: -EAGAIN for the non-blocking attempt, then io-wq
-  IoRingCtx* ctx = req.ctx;
-  if (ctx->iopoll())
-    dev_.submit(req, true, [ctx, &req] { ctx->iopoll_device_done(req); });
-  else
-    dev_.submit(req, false, [ctx, &req] { ctx->rw_complete_irq(req); });
+  dev_.submit(req, req.hipri(), [&req] { req.async_done(); });
   return true;
 }
 
-void BlockFile::issue_blocking(Request& req, BlockHooks* hooks) {
+void BlockFile::issue_blocking(IoRequest& req, BlockHooks* hooks) {
   static const sim::Label sym = sim::intern("blkdev_read_iter");
   sim::Thread& self = sim::current();
   dev_.submit(req, false, [&self] { sim::wake_up_process(self); });
   if (hooks) hooks->before_block();
   sim::sleep_until_woken();
   if (hooks) hooks->after_block();
-  self.charge(c_.rw_complete, sym);
+  self.charge(dev_.costs().rw_complete, sym);
 }
 
 }  // namespace uringsim::models

@@ -3,8 +3,9 @@
 // issued from the submitting context (which pays the block layer and the doorbell), is serviced
 // by the drive for a time drawn from the table of its block size, and completes either by
 // interrupt (an IRQ thread on the hardware queue's CPU runs the completion) or, for polled
-// (IOPOLL) commands, silently: the command is marked done and nothing more happens until a poller
-// looks. See docs/models/nvme.md.
+// (IOPOLL) commands, silently: the request is told in the drive's context, at no cost, and nothing
+// more happens until a poller looks. Completions go to the request (IoRequest::async_done), so the
+// drive knows nothing of io_uring. See docs/models/nvme.md.
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,12 +14,32 @@
 
 #include "config/scenario.hpp"
 #include "models/distribution.hpp"
-#include "models/uring/file.hpp"
-#include "models/uring/kernel_config.hpp"
+#include "models/io/file.hpp"
 #include "sim/engine.hpp"
 #include "sim/random.hpp"
 
 namespace uringsim::models {
+
+// The drive of the scenario (`device`), hardware queues resolved.
+struct DeviceParams {
+  int hw_queues = 0;  // resolved: never 0
+  int parallelism = 0;
+  std::map<std::uint32_t, Distribution> read, write;  // service time by block size
+  std::uint64_t seed = 0;
+
+  // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
+  void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
+  static DeviceParams from(const config::Scenario& s);
+};
+
+// CPU costs of the block layer and the drive's interrupt, in cycles (see models/costs.json).
+struct DriveCosts {
+  sim::Cycles nvme_submit;  // an issue, in the issuing context, up to the doorbell
+  sim::Cycles irq_handle;   // one completion interrupt
+  sim::Cycles rw_complete;  // a blocking issue's completion, in the woken issuer
+
+  static DriveCosts from(const config::CostTable& t);
+};
 
 struct DeviceStats {
   std::uint64_t submitted = 0, completed = 0, irqs = 0, polled_done = 0, queued_peak = 0;
@@ -27,23 +48,21 @@ struct DeviceStats {
 
 class NvmeDevice {
  public:
-  NvmeDevice(const config::Scenario& s, const UringCosts& costs);
-  // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
-  void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
+  NvmeDevice(const DeviceParams& p, const DriveCosts& costs);
   void start(sim::Engine& engine);  // spawns the drive's own (unaccounted) thread
 
   // Issue from the current thread: charges nvme_submit there; the drive starts after that work.
-  // `polled`: the completion only marks req.iopoll_done and calls on_done (in the drive's context,
-  // free: it models the completion entry appearing in memory). Otherwise on_done runs on the IRQ
-  // thread of the submitter's hardware queue, after irq_handle_cycles.
-  void submit(Request& req, bool polled, std::function<void()> on_done);
+  // `polled`: the completion only calls on_done (in the drive's context, free: it models the
+  // completion entry appearing in memory). Otherwise on_done runs on the IRQ thread of the
+  // submitter's hardware queue, after irq_handle_cycles.
+  void submit(const IoRequest& req, bool polled, std::function<void()> on_done);
 
   const DeviceStats& stats() const { return stats_; }
-  int hw_queues() const { return hw_queues_; }
+  const DriveCosts& costs() const { return c_; }
+  int hw_queues() const { return p_.hw_queues; }
 
  private:
   struct Cmd {
-    Request* req;
     bool polled;
     int irq_cpu;
     std::function<void()> on_done;
@@ -64,9 +83,8 @@ class NvmeDevice {
   void complete(Cmd& cmd);
   void irq_main(IrqQueue& q);
 
-  const UringCosts& c_;
-  int cores_, hw_queues_, parallelism_;
-  std::map<std::uint32_t, Distribution> read_, write_;
+  DeviceParams p_;
+  DriveCosts c_;
   sim::Rng rng_;
   sim::Engine* engine_ = nullptr;
   sim::Thread* drive_ = nullptr;
@@ -84,17 +102,16 @@ class NvmeDevice {
 // O_DIRECT a read or write is punted to io-wq and issued blocking there.
 class BlockFile final : public File {
  public:
-  BlockFile(NvmeDevice& dev, const UringCosts& costs, bool direct) : dev_(dev), c_(costs), direct_(direct) {}
+  BlockFile(NvmeDevice& dev, bool direct) : dev_(dev), direct_(direct) {}
   bool pollable() const override { return false; }
-  bool issue_async(Request& req) override;
-  bool try_issue(Request&) override { return false; }  // never completes inline
-  void issue_blocking(Request& req, BlockHooks* hooks) override;
-  bool poll_ready(const Request&) const override { return false; }
-  void add_poll(Request&) override {}
+  bool issue_async(IoRequest& req) override;
+  bool try_issue(IoRequest&) override { return false; }  // never completes inline
+  void issue_blocking(IoRequest& req, BlockHooks* hooks) override;
+  bool poll_ready(const IoRequest&) const override { return false; }
+  void add_poll(IoRequest&) override {}
 
  private:
   NvmeDevice& dev_;
-  const UringCosts& c_;
   bool direct_;
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "models/uring/ctx.hpp"
 #include "sim/thread.hpp"
 
 namespace uringsim::models {
@@ -17,21 +16,34 @@ sim::Label sym_send() {
 }
 }  // namespace
 
-Socket::Socket(int conn, const UringCosts& costs, std::function<void(int, std::uint32_t)> on_send)
+SocketCosts SocketCosts::from(const config::CostTable& t) {
+  SocketCosts c;
+  c.tcp_send = t.get("tcp_send_cycles");
+  c.tcp_recv = t.get("tcp_recv_cycles");
+  c.tcp_recv_eagain = t.get("tcp_recv_eagain_cycles");
+  c.tcp_byte = t.get("tcp_byte_cycles");
+  c.net_one_way_ns = t.get("net_one_way_ns");
+  c.epoll_wait = t.get("epoll_wait_cycles");
+  c.tcp_cross_cpu_lines = t.get("tcp_cross_cpu_lines");
+  c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
+  return c;
+}
+
+Socket::Socket(int conn, const SocketCosts& costs, std::function<void(int, std::uint32_t)> on_send)
     : conn_(conn), costs_(costs), on_send_(std::move(on_send)) {}
 
 void Socket::deliver(std::uint32_t bytes, int from_cpu) {
   rx_bytes_ += bytes;
   rx_from_cpu_ = from_cpu;
-  // sk_data_ready: wake every poll entry (each queues task_work to its request's task) and the
+  // sk_data_ready: wake every poll entry (each runs its requester's wake function here) and the
   // blocking readers.
-  std::vector<Request*> fired;
+  std::vector<IoRequest*> fired;
   fired.swap(pollers_);
-  for (Request* r : fired) r->ctx->poll_wake(*r);
+  for (IoRequest* r : fired) r->poll_wake();
   sleepers_.wake_all();
 }
 
-void Socket::do_recv(Request& req) {
+void Socket::do_recv(IoRequest& req) {
   const std::uint32_t got = static_cast<std::uint32_t>(std::min<std::uint64_t>(rx_bytes_, req.bytes));
   rx_bytes_ -= got;
   req.result = static_cast<int>(got);
@@ -41,13 +53,13 @@ void Socket::do_recv(Request& req) {
   if (rx_bytes_ == 0) rx_from_cpu_ = -1;
 }
 
-void Socket::do_send(Request& req) {
+void Socket::do_send(IoRequest& req) {
   sim::current().charge(costs_.tcp_send + costs_.tcp_byte * req.bytes, sym_send());
   req.result = static_cast<int>(req.bytes);
   on_send_(conn_, req.bytes);
 }
 
-bool Socket::try_issue(Request& req) {
+bool Socket::try_issue(IoRequest& req) {
   if (req.op == Op::Send) {
     do_send(req);
     return true;
@@ -60,7 +72,7 @@ bool Socket::try_issue(Request& req) {
   return true;
 }
 
-void Socket::issue_blocking(Request& req, BlockHooks* hooks) {
+void Socket::issue_blocking(IoRequest& req, BlockHooks* hooks) {
   if (req.op == Op::Send) {
     do_send(req);
     return;
@@ -76,11 +88,11 @@ void Socket::issue_blocking(Request& req, BlockHooks* hooks) {
   do_recv(req);
 }
 
-bool Socket::poll_ready(const Request& req) const {
+bool Socket::poll_ready(const IoRequest& req) const {
   return req.op == Op::Send || rx_bytes_ > 0;
 }
 
-void Socket::add_poll(Request& req) {
+void Socket::add_poll(IoRequest& req) {
   pollers_.push_back(&req);
 }
 

@@ -5,16 +5,34 @@
 #include <functional>
 #include <vector>
 
-#include "models/uring/file.hpp"
-#include "models/uring/kernel_config.hpp"
+#include "config/cost_table.hpp"
+#include "models/io/file.hpp"
+#include "sim/types.hpp"
 #include "sim/waitqueue.hpp"
 
 namespace uringsim::models {
 
+// CPU costs of the loopback TCP stack, for both ends: the server's socket and a local client's
+// calls (see models/costs.json).
+struct SocketCosts {
+  sim::Cycles tcp_send, tcp_recv, tcp_recv_eagain, tcp_byte;
+  sim::TimeNs net_one_way_ns;
+  sim::Cycles epoll_wait;          // a local client's epoll_wait call
+  double tcp_cross_cpu_lines;      // lines a loopback message moves when its ends run on different CPUs
+  sim::Cycles cacheline_transfer;  // one of those lines (spin_lock_migrate_cycles)
+  // What the receiver of a loopback message pays for the sender's lines: 0 on the same CPU or for
+  // data from the network (from_cpu -1).
+  sim::Cycles cross_cpu_read(int from_cpu, int cpu) const {
+    return from_cpu >= 0 && from_cpu != cpu ? tcp_cross_cpu_lines * cacheline_transfer : 0;
+  }
+
+  static SocketCosts from(const config::CostTable& t);
+};
+
 class Socket final : public File {
  public:
   // on_send(bytes): called in the sender's context when the server sends on this socket.
-  Socket(int conn, const UringCosts& costs, std::function<void(int conn, std::uint32_t bytes)> on_send);
+  Socket(int conn, const SocketCosts& costs, std::function<void(int conn, std::uint32_t bytes)> on_send);
 
   int conn() const { return conn_; }
   std::uint64_t readable_bytes() const { return rx_bytes_; }
@@ -24,22 +42,22 @@ class Socket final : public File {
   void deliver(std::uint32_t bytes, int from_cpu = -1);
 
   bool pollable() const override { return true; }
-  bool try_issue(Request& req) override;
-  void issue_blocking(Request& req, BlockHooks* hooks) override;
-  bool poll_ready(const Request& req) const override;
-  void add_poll(Request& req) override;
+  bool try_issue(IoRequest& req) override;
+  void issue_blocking(IoRequest& req, BlockHooks* hooks) override;
+  bool poll_ready(const IoRequest& req) const override;
+  void add_poll(IoRequest& req) override;
 
  private:
-  void do_recv(Request& req);
-  void do_send(Request& req);
+  void do_recv(IoRequest& req);
+  void do_send(IoRequest& req);
 
   int conn_;
-  const UringCosts& costs_;
+  const SocketCosts& costs_;
   std::function<void(int, std::uint32_t)> on_send_;
   std::uint64_t rx_bytes_ = 0;
-  int rx_from_cpu_ = -1;           // the local sender of the queued data, -1 if none
-  std::vector<Request*> pollers_;  // armed async polls waiting for POLLIN
-  sim::WaitQueue sleepers_;        // threads in a blocking recv
+  int rx_from_cpu_ = -1;             // the local sender of the queued data, -1 if none
+  std::vector<IoRequest*> pollers_;  // armed async polls waiting for POLLIN
+  sim::WaitQueue sleepers_;          // threads in a blocking recv
 };
 
 }  // namespace uringsim::models

@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "models/uring/file.hpp"
+#include "models/io/file.hpp"
 #include "models/uring/iowq.hpp"
 #include "models/uring/sqpoll.hpp"
 #include "sim/checks.hpp"

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/cpu_placer.hpp"
-#include "models/uring/file.hpp"
+#include "models/io/file.hpp"
 #include "models/uring/iowq_locking.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"

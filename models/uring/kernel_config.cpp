@@ -80,12 +80,6 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.syscall = t.get("syscall_cycles");
   c.sqe_submit = t.get("sqe_submit_cycles");
   c.file_lookup = t.get("file_lookup_cycles");
-  c.tcp_send = t.get("tcp_send_cycles");
-  c.tcp_recv = t.get("tcp_recv_cycles");
-  c.tcp_recv_eagain = t.get("tcp_recv_eagain_cycles");
-  c.tcp_byte = t.get("tcp_byte_cycles");
-  c.net_one_way_ns = t.get("net_one_way_ns");
-  c.epoll_wait = t.get("epoll_wait_cycles");
   c.poll_arm = t.get("poll_arm_cycles");
   c.poll_wake = t.get("poll_wake_cycles");
   c.tw_add = t.get("tw_add_cycles");
@@ -100,14 +94,11 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.iowq_free_list_lines = t.get("iowq_free_list_lines");
   c.iowq_count_lines = t.get("iowq_count_lines");
   c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
-  c.tcp_cross_cpu_lines = t.get("tcp_cross_cpu_lines");
   c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");
   c.app_sqe_prep = t.get("app_sqe_prep_cycles");
-  c.nvme_submit = t.get("nvme_submit_cycles");
   c.rw_complete = t.get("rw_complete_cycles");
-  c.irq_handle = t.get("irq_handle_cycles");
   c.iopoll_pass = t.get("iopoll_pass_cycles");
   c.sq_loop_pass = t.get("sq_loop_pass_cycles");
   c.fio_io = t.get("fio_io_cycles");

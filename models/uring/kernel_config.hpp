@@ -55,26 +55,18 @@ struct KernelConfig {
   static KernelConfig from(const config::Scenario& s);
 };
 
-// Per-operation CPU costs of the io_uring paths, in cycles (see models/costs.json).
+// Per-operation CPU costs of the io_uring paths, in cycles (see models/costs.json). The socket's and
+// the drive's own costs are theirs (SocketCosts in models/net, DriveCosts in models/block).
 struct UringCosts {
   sim::Cycles syscall, sqe_submit, file_lookup;
-  sim::Cycles tcp_send, tcp_recv, tcp_recv_eagain, tcp_byte;
-  sim::TimeNs net_one_way_ns;
-  sim::Cycles epoll_wait;  // a local client's epoll_wait call
   sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
   sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
   // Shared data lines written inside io-wq's locked sections, and what one line costs to fetch from
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
-  double tcp_cross_cpu_lines;  // lines a loopback message moves when its ends run on different CPUs
-  // What the receiver of a loopback message pays for the sender's lines: 0 on the same CPU or for
-  // data from the network (from_cpu -1).
-  sim::Cycles cross_cpu_read(int from_cpu, int cpu) const {
-    return from_cpu >= 0 && from_cpu != cpu ? tcp_cross_cpu_lines * cacheline_transfer : 0;
-  }
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
-  sim::Cycles nvme_submit, rw_complete, irq_handle, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
+  sim::Cycles rw_complete, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
 
   static UringCosts from(const config::CostTable& t);
 };

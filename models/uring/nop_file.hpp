@@ -5,7 +5,7 @@
 // NOP is bound work (io_prep_async_work sets UNBOUND only for unbound_nonreg_file ops).
 #include <stdexcept>
 
-#include "models/uring/file.hpp"
+#include "models/io/file.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "sim/thread.hpp"
 
@@ -15,16 +15,16 @@ class NopFile final : public File {
  public:
   explicit NopFile(const UringCosts& c) : c_(c) {}
   bool pollable() const override { return false; }
-  bool try_issue(Request& req) override {
+  bool try_issue(IoRequest& req) override {
     run(req);
     return true;
   }
-  void issue_blocking(Request& req, BlockHooks*) override { run(req); }
-  bool poll_ready(const Request&) const override { return true; }  // never waits for anything
-  void add_poll(Request&) override { throw std::logic_error("a NOP is never polled"); }
+  void issue_blocking(IoRequest& req, BlockHooks*) override { run(req); }
+  bool poll_ready(const IoRequest&) const override { return true; }  // never waits for anything
+  void add_poll(IoRequest&) override { throw std::logic_error("a NOP is never polled"); }
 
  private:
-  void run(Request& req) {
+  void run(IoRequest& req) {
     static const sim::Label sym = sim::intern("io_nop");
     sim::current().charge(c_.nop_issue, sym);
     req.result = 0;

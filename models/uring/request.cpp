@@ -5,20 +5,21 @@
 
 namespace uringsim::models {
 
-const char* op_name(Op op) {
-  switch (op) {
-    case Op::Recv:
-      return "recv";
-    case Op::Send:
-      return "send";
-    case Op::Read:
-      return "read";
-    case Op::Write:
-      return "write";
-    case Op::Nop:
-      return "nop";
+bool Request::hipri() const {
+  return ctx->iopoll();
+}
+
+void Request::poll_wake() {
+  ctx->poll_wake(*this);
+}
+
+void Request::async_done() {
+  if (hipri()) {
+    iopoll_done = true;  // the completion entry is in memory: only a poller will find it
+    ctx->iopoll_device_done(*this);
+  } else {
+    ctx->rw_complete_irq(*this);
   }
-  return "?";
 }
 
 void trace_step(const Request& req, char phase, const char* what) {

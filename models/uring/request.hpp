@@ -2,6 +2,7 @@
 // A request (struct io_kiocb): one SQE's journey through the issue paths to its CQE.
 #include <cstdint>
 
+#include "models/io/request.hpp"
 #include "models/uring/breakdown.hpp"
 #include "sim/types.hpp"
 
@@ -11,24 +12,20 @@ class File;
 class IoRingCtx;
 class Task;
 
-enum class Op { Recv, Send, Read, Write, Nop };
 constexpr int kECanceled = -125;  // -ECANCELED: the result of work cancelled before it ran
-const char* op_name(Op op);
 
 // Marks a step of the request's path on the timeline, if one is recorded ('s' start, 't' step,
 // 'f' finish), at the current thread's local time.
 void trace_step(const struct Request& req, char phase, const char* what);
 
-struct Request {
+// The file's view (op, bytes, result) is the IoRequest base; its callbacks go to the ring.
+struct Request final : IoRequest {
   std::uint64_t id = 0;
   std::uint64_t user_data = 0;
-  Op op = Op::Nop;
   File* file = nullptr;
   IoRingCtx* ctx = nullptr;
-  std::uint32_t bytes = 0;
   bool force_async = false;  // IOSQE_ASYNC
   bool fixed_file = true;
-  int result = 0;
 
   // io-wq work flags (io_prep_async_work)
   bool wq_concurrent = false;  // IO_WQ_WORK_CONCURRENT: from IOSQE_ASYNC
@@ -44,6 +41,10 @@ struct Request {
   bool alive = false;
   Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
   bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
+
+  bool hipri() const override;  // the ring is IOPOLL
+  void poll_wake() override;    // io_async_wake: task_work for the owner
+  void async_done() override;   // io_complete_rw_iopoll (IOPOLL rings) or io_complete_rw
 };
 
 }  // namespace uringsim::models

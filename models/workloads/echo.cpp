@@ -13,33 +13,11 @@ namespace {
 constexpr sim::TimeNs kFirstSendSpreadNs = 100e3;
 }  // namespace
 
-EchoModel::EchoModel(const config::Scenario& s)
-    : k_(KernelConfig::from(s)),
-      c_(UringCosts::from(s.costs)),
-      connections_(s.at("/workload/connections").get<int>()),
-      msg_bytes_(s.at("/workload/msg_bytes").get<std::uint32_t>()),
-      force_async_(s.at("/workload/force_async").get<bool>()),
-      fixed_files_(s.at("/workload/fixed_files").get<bool>()),
-      local_clients_(s.at("/workload/client_placement").get<std::string>() == "local"),
-      server_work_cycles_(s.at("/workload/server_work_cycles").get<double>()),
-      server_weight_(sim::nice_to_weight(s.at("/workload/server_nice").get<int>()) / 1024.0),
-      client_threads_(s.at("/workload/client_threads").get<int>()),
-      server_cpu_(s.at("/workload/server_cpu").get<int>()),
-      client_cpus_(s.at("/workload/client_cpus").get<std::vector<int>>()),
-      seed_(s.at("/seed").get<std::uint64_t>()),
-      think_(Distribution::from_json(s.at("/workload/think"))),
-      think_rng_(seed_, "echo.client.think") {
-  const int cores = s.at("/machine/cores").get<int>();
-  auto check_cpu = [&](int cpu, const std::string& where) {
-    if (cpu >= cores)
-      throw config::InputError(
-          fmt::format("{}: {}: expected a CPU index below machine.cores ({}) or -1, got {}", s.source, where,
-                      cores, cpu));
-  };
-  check_cpu(server_cpu_, "/workload/server_cpu");
-  for (std::size_t i = 0; i < client_cpus_.size(); ++i)
-    check_cpu(client_cpus_[i], fmt::format("/workload/client_cpus/{}", i));
-}
+EchoModel::EchoModel(const EchoParams& p, const config::CostTable& costs)
+    : p_(p),
+      c_(UringCosts::from(costs)),
+      sc_(SocketCosts::from(costs)),
+      think_rng_(p_.seed, "echo.client.think") {}
 
 EchoModel::~EchoModel() = default;
 
@@ -48,24 +26,24 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   metrics_ = &metrics;
   const int cores = engine.machine().cores;
   placer_ = std::make_unique<CpuPlacer>(cores);
-  ring_ = std::make_unique<Uring>(engine, k_, c_, *placer_);
+  ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_);
 
-  for (int i = 0; i < connections_; ++i)
+  for (int i = 0; i < p_.connections; ++i)
     sockets_.push_back(
-        std::make_unique<Socket>(i, c_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
+        std::make_unique<Socket>(i, sc_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
 
   // Local clients take the last cores; remote clients run on one external CPU, unaccounted.
-  const int ndrivers = local_clients_ ? client_threads_ : 1;
+  const int ndrivers = p_.local_clients ? p_.client_threads : 1;
   drivers_.resize(ndrivers);
-  conns_.resize(connections_);
-  for (int i = 0; i < connections_; ++i) conns_[i].driver = i % ndrivers;
+  conns_.resize(p_.connections);
+  for (int i = 0; i < p_.connections; ++i) conns_[i].driver = i % ndrivers;
   for (int d = 0; d < ndrivers; ++d) {
     sim::ThreadOptions o;
     int cpu = cores;  // the external CPU
-    if (local_clients_) {
+    if (p_.local_clients) {
       // Pinned where client_cpus says; otherwise they start on the last cores and the scheduler
       // places them from there.
-      const int pinned = client_cpus_.empty() ? -1 : client_cpus_[d % client_cpus_.size()];
+      const int pinned = p_.client_cpus.empty() ? -1 : p_.client_cpus[d % p_.client_cpus.size()];
       cpu = pinned >= 0 ? placer_->pin(pinned) : placer_->pin(cores - 1 - d % cores);
       o.pinned = pinned >= 0;
     } else {
@@ -73,14 +51,14 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     }
     drivers_[d].thread = &engine.spawn(
         fmt::format("client-{}", d), "client", cpu,
-        [this, d] { local_clients_ ? local_client_main(drivers_[d]) : driver_main(drivers_[d]); }, o);
+        [this, d] { p_.local_clients ? local_client_main(drivers_[d]) : driver_main(drivers_[d]); }, o);
   }
 
   sim::ThreadOptions so;
-  so.weight = server_weight_;
-  so.pinned = server_cpu_ >= 0;
+  so.weight = sim::nice_to_weight(p_.server_nice) / 1024.0;
+  so.pinned = p_.server_cpu >= 0;
   ring_->task.set_thread(engine.spawn(
-      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(server_cpu_ >= 0 ? server_cpu_ : 0),
+      "io_uring_echo_server", "io_uring_echo_s", placer_->pin(p_.server_cpu >= 0 ? p_.server_cpu : 0),
       [this] { server_main(); }, so));
 
   sim::ThreadOptions sampler;
@@ -92,12 +70,12 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   declare_topology(engine);
 
   // Every client sends its first message at a random time near the start.
-  sim::Rng first(seed_, "echo.client.first");
-  for (int i = 0; i < connections_; ++i) {
+  sim::Rng first(p_.seed, "echo.client.first");
+  for (int i = 0; i < p_.connections; ++i) {
     const sim::TimeNs t = first.uniform01() * kFirstSendSpreadNs;
     conns_[i].t_sent = t;
     // Remote clients: the heap holds arrivals at the server; local ones: their own send times.
-    drivers_[conns_[i].driver].heap.push({local_clients_ ? t : t + c_.net_one_way_ns, i});
+    drivers_[conns_[i].driver].heap.push({p_.local_clients ? t : t + sc_.net_one_way_ns, i});
   }
 }
 
@@ -105,7 +83,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
 // own locks are registered by them; the io-wq internals are the io-wq model's to declare.
 void EchoModel::declare_topology(sim::Engine& engine) {
   const std::string server = "io_uring_echo_server", ring = "io_uring (SQ/CQ)", wq = "io-wq",
-                    sockets = fmt::format("sockets ({} connections)", connections_);
+                    sockets = fmt::format("sockets ({} connections)", p_.connections);
   engine.declare("ring", ring);
   engine.declare("device", sockets);
   engine.declare("queue", "task_work list");
@@ -126,9 +104,9 @@ Request& EchoModel::make_request(Op op, int conn) {
   r.op = op;
   r.file = sockets_[conn].get();
   r.user_data = static_cast<std::uint64_t>(conn);
-  r.bytes = msg_bytes_;
-  r.force_async = force_async_;
-  r.fixed_file = fixed_files_;
+  r.bytes = p_.msg_bytes;
+  r.force_async = p_.force_async;
+  r.fixed_file = p_.fixed_files;
   return r;
 }
 
@@ -137,7 +115,7 @@ void EchoModel::server_main() {
                           prep = sim::intern("[app] io_uring_prep");
   auto& self = sim::current();
   std::vector<Request*> sqes;
-  for (int i = 0; i < connections_; ++i) {
+  for (int i = 0; i < p_.connections; ++i) {
     self.charge(c_.app_sqe_prep, prep);
     sqes.push_back(&make_request(Op::Recv, i));
   }
@@ -151,7 +129,7 @@ void EchoModel::server_main() {
       ring_->ctx.release(*cqe.req);
       self.charge(c_.app_sqe_prep, prep);
       if (op == Op::Recv && cqe.result > 0) {
-        self.charge(server_work_cycles_, work);
+        self.charge(p_.server_work_cycles, work);
         sqes.push_back(&make_request(Op::Send, conn));
       } else if (op == Op::Send && cqe.result < 0) {  // e.g. -ECANCELED: send the echo again
         ++failed_;
@@ -166,7 +144,7 @@ void EchoModel::server_main() {
 
 void EchoModel::on_server_send(int conn) {
   const sim::TimeNs now = sim::current().local_now_ns();  // after the sender's CPU work
-  if (local_clients_) {
+  if (p_.local_clients) {
     // Loopback: the receive softirq ran inside the send (tcp_send_cycles), so the echo is readable
     // now; sk_data_ready's ep_poll_callback wakes the client if it sleeps in epoll_wait.
     Driver& d = drivers_[conns_[conn].driver];
@@ -178,12 +156,12 @@ void EchoModel::on_server_send(int conn) {
     }
     return;
   }
-  const sim::TimeNs t_echo = now + c_.net_one_way_ns;
+  const sim::TimeNs t_echo = now + sc_.net_one_way_ns;
   if (!record_echo(conn, t_echo)) return;
   Conn& cn = conns_[conn];
-  const sim::TimeNs t_next = t_echo + think_.sample_ns(think_rng_);
+  const sim::TimeNs t_next = t_echo + p_.think.sample_ns(think_rng_);
   cn.t_sent = t_next;
-  schedule_arrival(conn, t_next + c_.net_one_way_ns);
+  schedule_arrival(conn, t_next + sc_.net_one_way_ns);
 }
 
 bool EchoModel::record_echo(int conn, sim::TimeNs t) {
@@ -218,7 +196,7 @@ void EchoModel::driver_main(Driver& d) {
     }
     d.heap.pop();
     metrics_->submitted(conns_[ev.conn].t_sent);
-    sockets_[ev.conn]->deliver(msg_bytes_);
+    sockets_[ev.conn]->deliver(p_.msg_bytes);
   }
 }
 
@@ -230,7 +208,7 @@ void EchoModel::local_client_main(Driver& d) {
   constexpr int kMaxEvents = 64;
   auto& self = sim::current();
   for (;;) {
-    self.charge(c_.epoll_wait, epoll);
+    self.charge(sc_.epoll_wait, epoll);
     const bool timer_due = !d.heap.empty() && d.heap.top().t <= self.local_now_ns();
     if (d.ready.empty() && !timer_due) {  // nothing ready: sleep in the wait
       d.in_wait = true;
@@ -244,11 +222,11 @@ void EchoModel::local_client_main(Driver& d) {
       const int conn = d.ready.front();
       d.ready.pop_front();
       Conn& cn = conns_[conn];
-      self.charge(c_.syscall + c_.tcp_recv + c_.tcp_byte * msg_bytes_, recv);
-      self.charge(c_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
+      self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes, recv);
+      self.charge(sc_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
       const sim::TimeNs t = self.local_now_ns();
       if (!record_echo(conn, t)) continue;
-      const sim::TimeNs think = think_.sample_ns(think_rng_);
+      const sim::TimeNs think = p_.think.sample_ns(think_rng_);
       if (think <= 0)
         client_send(conn);
       else
@@ -269,8 +247,8 @@ void EchoModel::client_send(int conn) {
   cn.t_sent = self.local_now_ns();
   metrics_->submitted(cn.t_sent);
   // Loopback: the server's receive softirq, and the poll wake-up it triggers, run in this send.
-  self.charge(c_.syscall + c_.tcp_send + c_.tcp_byte * msg_bytes_, send);
-  sockets_[conn]->deliver(msg_bytes_, self.cpu());
+  self.charge(c_.syscall + sc_.tcp_send + sc_.tcp_byte * p_.msg_bytes, send);
+  sockets_[conn]->deliver(p_.msg_bytes, self.cpu());
 }
 
 void EchoModel::sampler_main() {
@@ -304,8 +282,8 @@ void EchoModel::final_checks() const {
 
 void EchoModel::report(nlohmann::json& r) const {
   ring_->report(r);
-  r["echo"] = {{"connections", connections_},
-               {"async_mode", async_mode_name(k_.async_mode)},
+  r["echo"] = {{"connections", p_.connections},
+               {"async_mode", async_mode_name(p_.kernel.async_mode)},
                {"round_trips_window", round_trips_window_},
                {"failed_ops", failed_}};
 }

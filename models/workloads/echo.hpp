@@ -8,20 +8,20 @@
 #include <vector>
 
 #include "models/cpu_placer.hpp"
-#include "models/distribution.hpp"
 #include "models/model.hpp"
 #include "models/net/socket.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/uring.hpp"
+#include "models/workloads/echo_params.hpp"
 #include "sim/random.hpp"
 
 namespace uringsim::models {
 
 class EchoModel final : public Model {
  public:
-  explicit EchoModel(const config::Scenario& s);
+  EchoModel(const EchoParams& p, const config::CostTable& costs);
   ~EchoModel() override;
-  int external_cpus() const override { return local_clients_ ? 0 : 1; }
+  int external_cpus() const override { return p_.local_clients ? 0 : 1; }
   void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
   void final_checks() const override;
   void report(nlohmann::json& results) const override;
@@ -60,17 +60,9 @@ class EchoModel final : public Model {
   void sampler_main();
   Request& make_request(Op op, int conn);
 
-  KernelConfig k_;
+  EchoParams p_;
   UringCosts c_;
-  int connections_;
-  std::uint32_t msg_bytes_;
-  bool force_async_, fixed_files_, local_clients_;
-  double server_work_cycles_, server_weight_;
-  int client_threads_;
-  int server_cpu_;                // -1 = not pinned (CPU 0 in this model)
-  std::vector<int> client_cpus_;  // empty = not pinned (the last cores)
-  std::uint64_t seed_;
-  Distribution think_;
+  SocketCosts sc_;
 
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;

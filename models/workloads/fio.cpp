@@ -70,45 +70,10 @@ double FioModel::LatStat::stdev_ns() const {
   return var > 0 ? std::sqrt(var) : 0;
 }
 
-FioModel::FioModel(const config::Scenario& s)
-    : k_(KernelConfig::from(s)),
-      c_(UringCosts::from(s.costs)),
-      rw_(s.at("/workload/rw").get<std::string>()),
-      rwmixread_(s.at("/workload/rwmixread").get<int>()),
-      bs_(s.at("/workload/bs_bytes").get<std::uint32_t>()),
-      iodepth_(s.at("/workload/iodepth").get<int>()),
-      numjobs_(s.at("/workload/numjobs").get<int>()),
-      sq_cpu_(s.at("/workload/sqthread_poll_cpu").get<int>()),
-      job_cpu_(s.at("/workload/cpus_allowed").get<int>()),
-      rate_iops_(s.at("/workload/rate_iops").get<double>()),
-      direct_(s.at("/workload/direct").get<bool>()),
-      hipri_(s.at("/workload/hipri").get<bool>()),
-      sqpoll_(s.at("/workload/sqthread_poll").get<bool>()),
-      seed_(s.at("/seed").get<std::uint64_t>()) {
-  if (hipri_ && !direct_)
-    throw config::InputError(s.source +
-                             ": /workload/hipri: hipri (IORING_SETUP_IOPOLL) requires direct=true: polled "
-                             "completions exist only for O_DIRECT I/O (the kernel refuses buffered I/O on an "
-                             "IOPOLL ring), got direct=false");
-  const int cores = s.at("/machine/cores").get<int>();
-  auto check_cpu = [&](int cpu, const char* field) {
-    if (cpu >= cores)
-      throw config::InputError(
-          fmt::format("{}: /workload/{}: expected -1 or a CPU below machine.cores ({}), got {}", s.source,
-                      field, cores, cpu));
-  };
-  check_cpu(job_cpu_, "cpus_allowed");
-  check_cpu(sq_cpu_, "sqthread_poll_cpu");
-  if (iodepth_ > k_.sq_entries)
-    throw config::InputError(
-        fmt::format("{}: /workload/iodepth: expected at most kernel.ring.sq_entries ({}), got {}", s.source,
-                    k_.sq_entries, iodepth_));
-  dev_ = std::make_unique<NvmeDevice>(s, c_);
-  const bool reads = rw_ == "read" || rw_ == "randread" || (rw_ == "randrw" && rwmixread_ > 0);
-  const bool writes = rw_ == "write" || rw_ == "randwrite" || (rw_ == "randrw" && rwmixread_ < 100);
-  if (reads) dev_->check_block_size(Op::Read, bs_, s.source + ": /workload/bs_bytes");
-  if (writes) dev_->check_block_size(Op::Write, bs_, s.source + ": /workload/bs_bytes");
-}
+FioModel::FioModel(const FioParams& p, const config::CostTable& costs)
+    : p_(p),
+      c_(UringCosts::from(costs)),
+      dev_(std::make_unique<NvmeDevice>(p_.device, DriveCosts::from(costs))) {}
 
 FioModel::~FioModel() = default;
 
@@ -118,31 +83,31 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
   dev_->start(engine);
   // Pinned CPUs first, so unpinned threads avoid them.
-  for (int i = 0; i < numjobs_; ++i) {
+  for (int i = 0; i < p_.numjobs; ++i) {
     auto j = std::make_unique<Job>();
     j->index = i;
-    if (sqpoll_ && sq_cpu_ >= 0) j->sq_cpu = placer_->pin(sq_cpu_);
+    if (p_.sqthread_poll && p_.sqthread_poll_cpu >= 0) j->sq_cpu = placer_->pin(p_.sqthread_poll_cpu);
     jobs_.push_back(std::move(j));
   }
   for (auto& jp : jobs_) {
     Job& j = *jp;
-    j.cpu = job_cpu_ >= 0 ? placer_->pin(job_cpu_) : placer_->pick();
-    if (sqpoll_ && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
-    j.ring = std::make_unique<Uring>(engine, k_, c_, *placer_);
-    j.ring->ctx.setup(sqpoll_, hipri_);
+    j.cpu = p_.cpus_allowed >= 0 ? placer_->pin(p_.cpus_allowed) : placer_->pick();
+    if (p_.sqthread_poll && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
+    j.ring = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_);
+    j.ring->ctx.setup(p_.sqthread_poll, p_.hipri);
     if (j.index > 0) j.ring->ctx.share_breakdown_of(jobs_.front()->ring->ctx);  // one group
-    j.file = std::make_unique<BlockFile>(*dev_, c_, direct_);
-    j.slots.resize(static_cast<std::size_t>(iodepth_));
-    for (int s = iodepth_ - 1; s >= 0; --s) j.free_slots.push_back(s);
-    j.mix = std::make_unique<sim::Rng>(seed_, fmt::format("fio.job{}.rwmix", j.index));
-    if (sqpoll_) {
-      j.sqd = std::make_unique<SqThread>(k_, c_);
+    j.file = std::make_unique<BlockFile>(*dev_, p_.direct);
+    j.slots.resize(static_cast<std::size_t>(p_.iodepth));
+    for (int s = p_.iodepth - 1; s >= 0; --s) j.free_slots.push_back(s);
+    j.mix = std::make_unique<sim::Rng>(p_.seed, fmt::format("fio.job{}.rwmix", j.index));
+    if (p_.sqthread_poll) {
+      j.sqd = std::make_unique<SqThread>(p_.kernel, c_);
       j.sqd->attach(j.ring->ctx);
       j.ring->ctx.attach_sq_thread(j.sqd.get());
-      j.sqd->start(engine, fmt::format("iou-sqp-{}", j.index), j.sq_cpu, sq_cpu_ >= 0);
+      j.sqd->start(engine, fmt::format("iou-sqp-{}", j.index), j.sq_cpu, p_.sqthread_poll_cpu >= 0);
     }
     sim::ThreadOptions jo;
-    jo.pinned = job_cpu_ >= 0;  // fio --cpus_allowed
+    jo.pinned = p_.cpus_allowed >= 0;  // fio --cpus_allowed
     j.thread = &engine.spawn(
         fmt::format("fio-job{}", j.index), "fio", j.cpu, [this, &j] { job_main(j); }, jo);
     j.ring->task.set_thread(*j.thread);
@@ -155,25 +120,27 @@ void FioModel::declare_topology(sim::Engine& engine, const Job& j) const {
   const std::string ring = fmt::format("io_uring of fio-job{} (SQ/CQ)", j.index), drive = "NVMe drive";
   engine.declare("ring", ring);
   engine.declare("device", drive);
-  engine.declare_edge(j.thread->name(), ring, sqpoll_ ? "write SQEs; SQ_WAKEUP if needed" : "io_uring_enter");
+  engine.declare_edge(j.thread->name(), ring,
+                      p_.sqthread_poll ? "write SQEs; SQ_WAKEUP if needed" : "io_uring_enter");
   engine.declare_edge(ring, "ctx->uring_lock", "submission under");
-  if (sqpoll_) engine.declare_edge(fmt::format("iou-sqp-{}", j.index), ring, "submit SQEs, reap polled CQEs");
-  engine.declare_edge(ring, drive, direct_ ? "O_DIRECT issue" : "punt to io-wq (buffered)");
-  engine.declare_edge(drive, ring, hipri_ ? "completion found by polling" : "IRQ -> task_work -> CQE");
+  if (p_.sqthread_poll)
+    engine.declare_edge(fmt::format("iou-sqp-{}", j.index), ring, "submit SQEs, reap polled CQEs");
+  engine.declare_edge(ring, drive, p_.direct ? "O_DIRECT issue" : "punt to io-wq (buffered)");
+  engine.declare_edge(drive, ring, p_.hipri ? "completion found by polling" : "IRQ -> task_work -> CQE");
 }
 
 Op FioModel::next_op(Job& j) {
-  if (rw_ == "read" || rw_ == "randread") return Op::Read;
-  if (rw_ == "write" || rw_ == "randwrite") return Op::Write;
-  return j.mix->uniform01() * 100.0 < rwmixread_ ? Op::Read : Op::Write;
+  if (p_.rw == "read" || p_.rw == "randread") return Op::Read;
+  if (p_.rw == "write" || p_.rw == "randwrite") return Op::Write;
+  return j.mix->uniform01() * 100.0 < p_.rwmixread ? Op::Read : Op::Write;
 }
 
 void FioModel::job_main(Job& j) {
   auto& self = sim::current();
-  const sim::TimeNs period = rate_iops_ > 0 ? kNsPerS / rate_iops_ : 0;
+  const sim::TimeNs period = p_.rate_iops > 0 ? kNsPerS / p_.rate_iops : 0;
   sim::TimeNs next_due = sim::now_ns();
   for (;;) {
-    if (j.inflight >= iodepth_) {
+    if (j.inflight >= p_.iodepth) {
       wait_events(j, 1);
       continue;
     }
@@ -203,12 +170,12 @@ void FioModel::issue_one(Job& j) {
   Request& r = j.ring->ctx.new_request();
   r.op = sl.op;
   r.file = j.file.get();
-  r.bytes = bs_;
+  r.bytes = p_.bs_bytes;
   r.user_data = static_cast<std::uint64_t>(slot);
   self.charge(c_.app_sqe_prep, sym_prep());
   j.ring->ctx.sq_push(r);
   // fio_ioring_commit: on an SQPOLL ring only a sleeping SQ thread needs a syscall.
-  if (sqpoll_) {
+  if (p_.sqthread_poll) {
     if (j.ring->ctx.sq_need_wakeup()) j.ring->ctx.enter_ring(1, 0, kEnterSqWakeup);
   } else {
     j.ring->ctx.enter_ring(1, 0, 0);
@@ -220,7 +187,7 @@ void FioModel::issue_one(Job& j) {
 
 void FioModel::wait_events(Job& j, int min) {
   // fio_ioring_getevents: reap the CQ; on SQPOLL rings spin in user space, else enter GETEVENTS.
-  if (sqpoll_)
+  if (p_.sqthread_poll)
     j.ring->ctx.spin_for_cqes(static_cast<std::size_t>(min));
   else
     j.ring->ctx.enter_ring(0, min, kEnterGetEvents);
@@ -248,7 +215,7 @@ void FioModel::reap(Job& j) {
     if (t >= engine_->window_start_ns() && t <= engine_->window_end_ns()) {
       DirStats& d = sl.op == Op::Write ? write_ : read_;
       ++d.ios;
-      d.bytes += bs_;
+      d.bytes += p_.bs_bytes;
       d.slat.add(sl.issue - sl.start);
       d.clat.add(t - sl.issue);
       d.lat.add(t - sl.start);
@@ -281,10 +248,10 @@ void FioModel::report(nlohmann::json& r) const {
                           {"lat_us", lat_json(d.lat.h, d.lat.stdev_ns())}};
   };
   nlohmann::json f;
-  f["jobs"] = numjobs_;
+  f["jobs"] = p_.numjobs;
   f["errors"] = errors_;
-  if (read_.ios || rw_ != "write") f["read"] = dir(read_);
-  if (write_.ios || rw_ == "write" || rw_ == "randwrite" || rw_ == "randrw") f["write"] = dir(write_);
+  if (read_.ios || p_.rw != "write") f["read"] = dir(read_);
+  if (write_.ios || p_.rw == "write" || p_.rw == "randwrite" || p_.rw == "randrw") f["write"] = dir(write_);
   double usr = 0, sys = 0, sq = 0;
   nlohmann::json sqt = nlohmann::json::array();
   for (const auto& jp : jobs_) {
@@ -302,7 +269,7 @@ void FioModel::report(nlohmann::json& r) const {
                      {"passes", st.passes}});
     }
   }
-  const double n = static_cast<double>(numjobs_);
+  const double n = static_cast<double>(p_.numjobs);
   f["cpu"] = {{"usr_pct", 100.0 * usr / window_cycles / n}, {"sys_pct", 100.0 * sys / window_cycles / n}};
   // Context switches of the job threads in the window: each switch-in after a sleep charges
   // context_switch_cycles to __schedule (sim/sched.cpp), and nothing else charges that symbol.
@@ -314,7 +281,8 @@ void FioModel::report(nlohmann::json& r) const {
     if (i < w.size()) sched += w[i];
   }
   f["ctx"] = cs > 0 ? nlohmann::json(std::llround(sched / cs)) : nlohmann::json(nullptr);
-  f["sq_thread_cpu_pct"] = sqpoll_ ? nlohmann::json(100.0 * sq / window_cycles / n) : nlohmann::json(nullptr);
+  f["sq_thread_cpu_pct"] =
+      p_.sqthread_poll ? nlohmann::json(100.0 * sq / window_cycles / n) : nlohmann::json(nullptr);
   f["sq_threads"] = sqt;
   r["breakdown"] = jobs_.front()->ring->ctx.breakdown().to_json();  // every job's ring reports into it
   UringStats u;
@@ -343,11 +311,12 @@ void FioModel::report(nlohmann::json& r) const {
                  {"polled_done", ds.polled_done},
                  {"queued_peak", ds.queued_peak},
                  {"mean_service_us", ds.submitted ? ds.service_ns_total / ds.submitted / 1e3 : 0.0}};
-  f["setup"] = {{"sqpoll", sqpoll_},
-                {"iopoll", hipri_},
-                {"deputy", k_.sq_deputy},
-                {"deputy_active", sqpoll_ && k_.sq_deputy && (!hipri_ || k_.sq_deputy_under_iopoll)},
-                {"sq_thread_idle_us", k_.sq_idle_ns / 1e3}};
+  f["setup"] = {{"sqpoll", p_.sqthread_poll},
+                {"iopoll", p_.hipri},
+                {"deputy", p_.kernel.sq_deputy},
+                {"deputy_active",
+                 p_.sqthread_poll && p_.kernel.sq_deputy && (!p_.hipri || p_.kernel.sq_deputy_under_iopoll)},
+                {"sq_thread_idle_us", p_.kernel.sq_idle_ns / 1e3}};
   r["fio"] = f;
 }
 
@@ -371,9 +340,9 @@ std::vector<std::pair<std::string, std::string>> FioModel::summary() const {
 
 std::string FioModel::text_report() const {
   const double window_s = (engine_->window_end_ns() - engine_->window_start_ns()) / kNsPerS;
-  std::string s =
-      fmt::format("fio: (groupid=0, jobs={}): ioengine=io_uring, bs={}, iodepth={}{}{}\n", numjobs_, bs_,
-                  iodepth_, hipri_ ? ", hipri" : "", sqpoll_ ? ", sqthread_poll" : "");
+  std::string s = fmt::format("fio: (groupid=0, jobs={}): ioengine=io_uring, bs={}, iodepth={}{}{}\n",
+                              p_.numjobs, p_.bs_bytes, p_.iodepth, p_.hipri ? ", hipri" : "",
+                              p_.sqthread_poll ? ", sqthread_poll" : "");
   auto lat_line = [](const char* name, const LatStat& l) {
     const auto& h = l.h;
     if (h.empty()) return fmt::format("    {} (usec): none in the window\n", name);
@@ -407,7 +376,7 @@ std::string FioModel::text_report() const {
   report(r);
   s += fmt::format("  cpu          : usr={:.2f}%, sys={:.2f}%\n", r["fio"]["cpu"]["usr_pct"].get<double>(),
                    r["fio"]["cpu"]["sys_pct"].get<double>());
-  if (sqpoll_)
+  if (p_.sqthread_poll)
     s += fmt::format("  sq thread    : cpu={:.2f}%, SQ_WAKEUP enters={}, deputy submits={}\n",
                      r["fio"]["sq_thread_cpu_pct"].get<double>(),
                      r["fio"]["uring"]["sq_wakeup_enters"].get<std::uint64_t>(),

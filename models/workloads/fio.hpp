@@ -14,6 +14,7 @@
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/sqpoll.hpp"
 #include "models/uring/uring.hpp"
+#include "models/workloads/fio_params.hpp"
 #include "sim/random.hpp"
 
 namespace uringsim::models {
@@ -27,7 +28,7 @@ std::string fio_scaled(double value, bool iec, const std::string& unit, int digi
 
 class FioModel final : public Model {
  public:
-  explicit FioModel(const config::Scenario& s);
+  FioModel(const FioParams& p, const config::CostTable& costs);
   ~FioModel() override;
   void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
   void final_checks() const override;
@@ -73,15 +74,8 @@ class FioModel final : public Model {
   void reap(Job& j);
   Op next_op(Job& j);
 
-  KernelConfig k_;
+  FioParams p_;
   UringCosts c_;
-  std::string rw_;
-  int rwmixread_;
-  std::uint32_t bs_;
-  int iodepth_, numjobs_, sq_cpu_, job_cpu_;
-  double rate_iops_;
-  bool direct_, hipri_, sqpoll_;
-  std::uint64_t seed_;
   std::uint64_t errors_ = 0;  // CQEs with a negative result (e.g. -ECANCELED from io-wq)
   std::unique_ptr<NvmeDevice> dev_;
 

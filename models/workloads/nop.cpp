@@ -8,21 +8,7 @@
 
 namespace uringsim::models {
 
-NopModel::NopModel(const config::Scenario& s)
-    : k_(KernelConfig::from(s)),
-      c_(UringCosts::from(s.costs)),
-      depth_(s.at("/workload/depth").get<int>()),
-      force_async_(s.at("/workload/force_async").get<bool>()),
-      cpu_(s.at("/workload/cpu").get<int>()) {
-  const int cores = s.at("/machine/cores").get<int>();
-  if (cpu_ >= cores)
-    throw config::InputError(fmt::format(
-        "{}: /workload/cpu: expected -1 or a CPU below machine.cores ({}), got {}", s.source, cores, cpu_));
-  if (depth_ > k_.sq_entries)
-    throw config::InputError(
-        fmt::format("{}: /workload/depth: expected at most kernel.ring.sq_entries ({}), got {}", s.source,
-                    k_.sq_entries, depth_));
-}
+NopModel::NopModel(const NopParams& p, const config::CostTable& costs) : p_(p), c_(UringCosts::from(costs)) {}
 
 NopModel::~NopModel() = default;
 
@@ -30,11 +16,11 @@ void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   engine_ = &engine;
   metrics_ = &metrics;
   placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
-  const int cpu = cpu_ >= 0 ? placer_->pin(cpu_) : placer_->pick();
-  ring_ = std::make_unique<Uring>(engine, k_, c_, *placer_);
+  const int cpu = p_.cpu >= 0 ? placer_->pin(p_.cpu) : placer_->pick();
+  ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_);
   file_ = std::make_unique<NopFile>(c_);
   sim::ThreadOptions o;
-  o.pinned = cpu_ >= 0;
+  o.pinned = p_.cpu >= 0;
   ring_->task.set_thread(engine.spawn(
       "nop_test", "nop_test", cpu, [this] { submitter_main(); }, o));
   const std::string ring = "io_uring (SQ/CQ)";
@@ -42,7 +28,7 @@ void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   engine.declare_edge("nop_test", ring, "io_uring_enter: submit a batch, wait for all of it");
   engine.declare_edge(ring, "ctx->uring_lock", "submission under");
   engine.declare_edge(ring, "ctx->completion_lock", "CQE posting under");
-  engine.declare_edge(ring, "io-wq", force_async_ ? "punt (IOSQE_ASYNC)" : "not used (inline NOPs)");
+  engine.declare_edge(ring, "io-wq", p_.force_async ? "punt (IOSQE_ASYNC)" : "not used (inline NOPs)");
 }
 
 void NopModel::submitter_main() {
@@ -51,17 +37,17 @@ void NopModel::submitter_main() {
   std::vector<Request*> sqes;
   for (;;) {
     const sim::TimeNs t_start = self.local_now_ns();
-    for (int i = 0; i < depth_; ++i) {
+    for (int i = 0; i < p_.depth; ++i) {
       self.charge(c_.app_sqe_prep, prep);
       Request& r = ring_->ctx.new_request();
       r.op = Op::Nop;
       r.file = file_.get();
-      r.force_async = force_async_;
+      r.force_async = p_.force_async;
       sqes.push_back(&r);
       metrics_->submitted(t_start);
     }
     // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
-    ring_->ctx.enter(sqes, depth_);
+    ring_->ctx.enter(sqes, p_.depth);
     Cqe cqe;
     while (ring_->ctx.pop_cqe(cqe)) {
       self.charge(c_.app_cqe, reap);
@@ -84,8 +70,8 @@ void NopModel::final_checks() const {
 
 void NopModel::report(nlohmann::json& r) const {
   ring_->report(r);
-  r["nop"] = {{"depth", depth_},
-              {"force_async", force_async_},
+  r["nop"] = {{"depth", p_.depth},
+              {"force_async", p_.force_async},
               {"batches_window", batches_window_},
               {"failed", failed_}};
 }

@@ -11,12 +11,13 @@
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/nop_file.hpp"
 #include "models/uring/uring.hpp"
+#include "models/workloads/nop_params.hpp"
 
 namespace uringsim::models {
 
 class NopModel final : public Model {
  public:
-  explicit NopModel(const config::Scenario& s);
+  NopModel(const NopParams& p, const config::CostTable& costs);
   ~NopModel() override;
   void build(sim::Engine& engine, analysis::RunMetrics& metrics) override;
   void final_checks() const override;
@@ -27,11 +28,8 @@ class NopModel final : public Model {
  private:
   void submitter_main();
 
-  KernelConfig k_;
+  NopParams p_;
   UringCosts c_;
-  int depth_;
-  bool force_async_;
-  int cpu_;
 
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;

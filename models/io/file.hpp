@@ -1,9 +1,10 @@
 #pragma once
 // Files a request can target. A file is pollable (sockets) or not (regular files). Issue attempts
-// run in the caller's context and charge their CPU there.
-#include <vector>
+// run in the caller's context and charge their CPU there; the file reports back through the
+// request (models/io/request.hpp), never to a particular requester.
+#include <cstdint>
 
-#include "models/uring/request.hpp"
+#include "models/io/request.hpp"
 
 namespace uringsim::models {
 
@@ -23,16 +24,17 @@ class File {
   // io-wq hashing key for hashed work (an inode); 0 = not hashed.
   virtual std::uint32_t hash_key(Op op) const { return 0; }
   // Asynchronous issue (block devices with O_DIRECT): true if the request was handed to a device
-  // and will complete later (-EIOCBQUEUED); false to go on with try_issue.
-  virtual bool issue_async(Request& req) { return false; }
+  // and will complete later through req.async_done() (-EIOCBQUEUED); false to go on with try_issue.
+  virtual bool issue_async(IoRequest& req) { return false; }
   // Non-blocking attempt (IO_URING_F_NONBLOCK): true if it completed (req.result set),
   // false for -EAGAIN.
-  virtual bool try_issue(Request& req) = 0;
+  virtual bool try_issue(IoRequest& req) = 0;
   // Blocking issue: may sleep (calling hooks around the sleep), always completes.
-  virtual void issue_blocking(Request& req, BlockHooks* hooks) = 0;
-  // Async poll: true if the event is ready now; otherwise registers req for a wake-up.
-  virtual bool poll_ready(const Request& req) const = 0;
-  virtual void add_poll(Request& req) = 0;
+  virtual void issue_blocking(IoRequest& req, BlockHooks* hooks) = 0;
+  // Async poll: true if the event is ready now; otherwise registers req, whose poll_wake() the
+  // event calls.
+  virtual bool poll_ready(const IoRequest& req) const = 0;
+  virtual void add_poll(IoRequest& req) = 0;
 };
 
 }  // namespace uringsim::models
