@@ -19,6 +19,13 @@ EchoParams EchoParams::from(const config::Scenario& s) {
   p.client_cpus = s.at("/workload/client_cpus").get<std::vector<int>>();
   p.seed = s.at("/seed").get<std::uint64_t>();
   p.think = Distribution::from_json(s.at("/workload/think"));
+  p.setup = RingSetup::from(s, p.kernel, false);
+  p.multishot = s.at("/workload/recv_mode").get<std::string>() == "multishot";
+  p.buf_ring_entries = s.at("/workload/buf_ring_entries").get<int>();
+  if (p.multishot && !era(p.kernel.era).multishot_recv)
+    throw config::InputError(fmt::format(
+        "{}: /workload/recv_mode: kernel era {} has no IORING_RECV_MULTISHOT (6.0); expected era 6.x", s.source,
+        p.kernel.era));
 
   const int cores = s.at("/machine/cores").get<int>();
   auto check_cpu = [&](int cpu, const std::string& where) {

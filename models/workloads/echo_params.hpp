@@ -6,11 +6,15 @@
 #include "config/scenario.hpp"
 #include "models/distribution.hpp"
 #include "models/uring/kernel_config.hpp"
+#include "models/uring/ring_setup.hpp"
 
 namespace uringsim::models {
 
 struct EchoParams {
   KernelConfig kernel;  // the server's ring
+  RingSetup setup;      // its setup flags and wait_nr
+  bool multishot = false;     // recv_mode "multishot": one IORING_RECV_MULTISHOT recv per connection
+  int buf_ring_entries = 0;   // buffers of the provided buffer ring (multishot)
   int connections = 0;
   std::uint32_t msg_bytes = 0;
   bool force_async = false, fixed_files = false;

@@ -7,10 +7,12 @@
 #include "config/scenario.hpp"
 #include "models/block/nvme.hpp"
 #include "models/uring/kernel_config.hpp"
+#include "models/uring/ring_setup.hpp"
 
 namespace uringsim::models {
 
 struct FioParams {
+  RingSetup setup;  // the ring's setup flags and wait_nr
   KernelConfig kernel;  // every job's ring
   std::string rw;       // read, randread, write, randwrite, randrw
   int rwmixread = 0;

@@ -10,6 +10,7 @@ NopParams NopParams::from(const config::Scenario& s) {
   p.depth = s.at("/workload/depth").get<int>();
   p.force_async = s.at("/workload/force_async").get<bool>();
   p.cpu = s.at("/workload/cpu").get<int>();
+  p.setup = RingSetup::from(s, p.kernel, false);
 
   const int cores = s.at("/machine/cores").get<int>();
   if (p.cpu >= cores)

@@ -2,10 +2,12 @@
 // The NOP workload's parameters (scenario `workload`, type "nop"), read and checked once.
 #include "config/scenario.hpp"
 #include "models/uring/kernel_config.hpp"
+#include "models/uring/ring_setup.hpp"
 
 namespace uringsim::models {
 
 struct NopParams {
+  RingSetup setup;  // the ring's setup flags and wait_nr
   KernelConfig kernel;  // the submitter's ring
   int depth = 0;        // NOPs per batch
   bool force_async = false;
