@@ -519,7 +519,7 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
   const FrameResult run = run_frame(s, o, guard, 1 + p.client_threads, spawn, logs);
 
   HostRun out;
-  out.results = host_results(s, o, run);
+  out.results = host_results(s, o, run, {"io_uring_echo_s"});
   out.results["echo"] = {{"connections", p.connections},
                          {"client_threads", p.client_threads},
                          {"round_trips_window", run.metrics->window_completions()},

@@ -103,7 +103,7 @@ HostRun run_nop(const config::Scenario& s, const HostOptions& o) {
   const FrameResult run = run_frame(s, o, guard, 1, spawn, {&loop.log()});
 
   HostRun out;
-  out.results = host_results(s, o, run);
+  out.results = host_results(s, o, run, {"nop_test"});
   out.results["nop"] = {{"depth", depth},
                         {"force_async", s.at("/workload/force_async")},
                         {"batches_window", loop.batches_window()},
