@@ -246,6 +246,7 @@ class Server {
     // sent. One send at a time, so that a message that came in two pieces is echoed in order.
     std::deque<Segment> received;
     bool sending = false;
+    bool promised = false;  // re-armed, with a buffer counted for it, before its first CQE
   };
 
   bool accept_all() {
@@ -408,6 +409,10 @@ class Server {
   // upper 16 bits of flags), and without IORING_CQE_F_MORE the end of that recv.
   void received_multishot(int c, int res, unsigned flags) {
     Conn& cn = conns_[c];
+    if (cn.promised) {  // a re-armed recv's first CQE: it has had its turn at a free buffer
+      cn.promised = false;
+      --promised_;
+    }
     const bool ended = (flags & IORING_CQE_F_MORE) == 0;
     if (ended) --in_flight_;
     if (res > 0) {
@@ -448,24 +453,35 @@ class Server {
     prep_send(c);
   }
 
-  // Re-arms a multishot recv that ended; with no buffer left it would end again at once with
-  // -ENOBUFS, so it waits until a send gives one back.
+  // Re-arms a multishot recv that ended. One that ended with -ENOBUFS has data waiting, so it takes
+  // a buffer as soon as it is armed; with none free it would end again at once, so it waits for a
+  // send to give one back. Each re-armed recv is promised a free buffer until its first CQE, so
+  // that one returned buffer re-arms one waiting recv, not all of them.
+  unsigned unpromised_free() const {
+    const unsigned taken = held_ + promised_;
+    return taken < p_.buf_ring_entries ? p_.buf_ring_entries - taken : 0;
+  }
+
   void rearm(int c) {
-    if (held_ >= p_.buf_ring_entries) {
+    if (unpromised_free() == 0) {
       waiting_.push_back(c);
       return;
     }
+    rearm_now(c);
+  }
+
+  void rearm_now(int c) {
     ++rearms_;
+    conns_[c].promised = true;
+    ++promised_;
     prep_recv(c);
   }
 
   void rearm_waiting() {
-    while (!waiting_.empty() && held_ < p_.buf_ring_entries) {
+    while (!waiting_.empty() && unpromised_free() > 0) {
       const int c = waiting_.front();
       waiting_.pop_front();
-      if (!conns_[c].open) continue;
-      ++rearms_;
-      prep_recv(c);
+      if (conns_[c].open) rearm_now(c);
     }
   }
 
@@ -513,6 +529,7 @@ class Server {
   std::vector<Conn> conns_;
   std::int64_t in_flight_ = 0;  // recvs and sends whose last CQE has not come (the stop poll aside)
   unsigned held_ = 0;           // buffers of the ring received and not yet given back
+  unsigned promised_ = 0;       // re-armed recvs yet to give their first CQE (Conn::promised)
   std::deque<int> waiting_;     // connections whose multishot recv waits for a buffer to re-arm
   bool seen_multishot_ = false;
   std::uint64_t failed_ = 0, sqes_ = 0, cqes_ = 0, rearms_ = 0, enobufs_ = 0;
