@@ -288,9 +288,11 @@ void check_fio_setup_flags(const config::Scenario& s, const Job& job, std::pair<
   }
   throw config::InputError(fmt::format(
       "{}: /workload/setup_flags: fio cannot be told which setup flags to use (its io_uring engine has no "
-      "option for them); fio {}.{}{} sets up {} itself on this kernel, so expected {}, got {}",
-      s.source, version.first, version.second, job.sqpoll ? " with sqthread_poll" : "",
-      setup_flag_macros(fio_flags), want, s.at("/workload/setup_flags").dump()));
+      "option for them); fio {}{} sets up {} itself on this kernel, so expected {}, got {}",
+      s.source,
+      version.first > 0 ? fmt::format("{}.{}", version.first, version.second) : "(its version unknown)",
+      job.sqpoll ? " with sqthread_poll" : "", setup_flag_macros(fio_flags), want,
+      s.at("/workload/setup_flags").dump()));
 }
 
 struct Target {
@@ -415,14 +417,7 @@ CpuWindow cpu_window(const Snapshot& a, const Snapshot& b) {
   const double other = static_cast<double>(b.machine_busy_ns - a.machine_busy_ns) - fio_ns -
                        static_cast<double>(b.self_ns - a.self_ns);
   w.other_cpu_pct = std::max(0.0, 100.0 * other / window_ns);
-  if (a.ipis && b.ipis) {
-    w.ipis.emplace();
-    for (const auto& [kind, n] : *b.ipis) {
-      const auto i0 = a.ipis->find(kind);
-      const std::uint64_t n0 = i0 == a.ipis->end() ? 0 : i0->second;
-      (*w.ipis)[kind] = n > n0 ? n - n0 : 0;
-    }
-  }
+  w.ipis = ipis_between(a.ipis, b.ipis);
   return w;
 }
 

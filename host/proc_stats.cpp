@@ -222,6 +222,18 @@ std::optional<std::map<std::string, std::uint64_t>> ipis_from_interrupts(const s
   return out;
 }
 
+std::optional<IpiCounts> ipis_between(const std::optional<IpiCounts>& start,
+                                      const std::optional<IpiCounts>& end) {
+  if (!start || !end) return std::nullopt;
+  IpiCounts d;
+  for (const auto& [kind, n] : *end) {
+    const auto it = start->find(kind);
+    const std::uint64_t before = it == start->end() ? 0 : it->second;
+    d[kind] = n > before ? n - before : 0;
+  }
+  return d;
+}
+
 std::optional<std::map<std::string, std::uint64_t>> machine_ipis() {
   std::string text;
   if (!read_small("/proc/interrupts", text)) return std::nullopt;

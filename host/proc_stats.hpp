@@ -61,6 +61,11 @@ std::int64_t busy_ticks_from_stat_line(const std::string& line);
 // idle CPU's wake list). Read from /proc/interrupts, which any user may read; nullopt when it
 // cannot be read or has neither line.
 std::optional<std::map<std::string, std::uint64_t>> machine_ipis();
+using IpiCounts = std::map<std::string, std::uint64_t>;
+// What each kind grew by from `start` to `end` (two machine_ipis readings); nullopt unless both are
+// there.
+std::optional<IpiCounts> ipis_between(const std::optional<IpiCounts>& start,
+                                      const std::optional<IpiCounts>& end);
 // The parsing behind machine_ipis, for tests: the text of /proc/interrupts.
 std::optional<std::map<std::string, std::uint64_t>> ipis_from_interrupts(const std::string& text);
 

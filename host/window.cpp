@@ -99,14 +99,7 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   w.requests = requests;
   for (const auto& [cls, n] : vol) w.switches_by_class[cls] += n;
   for (const auto& [cls, n] : invol) w.switches_by_class[cls] += n;
-  if (start.ipis && end.ipis) {
-    w.ipis.emplace();
-    for (const auto& [kind, n] : *end.ipis) {
-      const auto it0 = start.ipis->find(kind);
-      const std::uint64_t before = it0 == start.ipis->end() ? 0 : it0->second;
-      (*w.ipis)[kind] = n > before ? n - before : 0;
-    }
-  }
+  w.ipis = ipis_between(start.ipis, end.ipis);
 
   w.runner_cpu_pct = 100.0 * runner_ns / window_ns;
   const double ours = process_ns + static_cast<double>(end.children_ns - start.children_ns);
