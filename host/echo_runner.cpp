@@ -7,12 +7,14 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <queue>
 #include <random>
 #include <stdexcept>
@@ -43,6 +45,9 @@ struct EchoParams {
   int connections = 0;
   std::uint32_t msg_bytes = 0;
   bool force_async = false, fixed_files = false;
+  int wait_nr = 1;         // min_complete of the loop's waits (capped at what is in flight)
+  bool multishot = false;  // recv_mode "multishot"
+  unsigned buf_ring_entries = 0;
   double work_ns = 0;  // server_work_cycles at the nominal clock
   int nice = 0;
   int client_threads = 1;
@@ -57,6 +62,9 @@ EchoParams read_params(const config::Scenario& s, const MachineInfo& m) {
   p.msg_bytes = s.at("/workload/msg_bytes").get<std::uint32_t>();
   p.force_async = s.at("/workload/force_async").get<bool>();
   p.fixed_files = s.at("/workload/fixed_files").get<bool>();
+  p.wait_nr = s.at("/workload/wait_nr").get<int>();
+  p.multishot = s.at("/workload/recv_mode").get<std::string>() == "multishot";
+  p.buf_ring_entries = s.at("/workload/buf_ring_entries").get<unsigned>();
   p.nice = s.at("/workload/server_nice").get<int>();
   p.client_threads = s.at("/workload/client_threads").get<int>();
   p.server_cpu = s.at("/workload/server_cpu").get<int>();
@@ -126,6 +134,59 @@ UniqueFd listen_loopback(int backlog, std::uint16_t& port) {
 
 // ---- the server: one thread, one ring ---------------------------------------------------------------
 
+// The provided buffer ring of a multishot recv: the ring itself (page-aligned, as
+// IORING_REGISTER_PBUF_RING requires) and its buffers, buffer id i at data() + i * size.
+class BufRing {
+ public:
+  BufRing() = default;
+  BufRing(const BufRing&) = delete;
+  BufRing& operator=(const BufRing&) = delete;
+  ~BufRing() {
+    if (ring_) ::munmap(ring_, ring_bytes_);
+  }
+
+  // Maps and registers it as group kGroup of `ring`, every buffer in it. Unregistered when the
+  // ring exits (io_uring_queue_exit), which must come before this is destroyed.
+  void setup(io_uring& ring, unsigned entries, std::uint32_t size) {
+    entries_ = entries;
+    size_ = size;
+    ring_bytes_ = entries * sizeof(io_uring_buf);
+    void* mem = ::mmap(nullptr, ring_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) throw_errno("mmap (the provided buffer ring)", errno);
+    ring_ = static_cast<io_uring_buf_ring*>(mem);
+    data_.assign(static_cast<std::size_t>(entries) * size, 0);
+    io_uring_buf_reg reg{};
+    reg.ring_addr = reinterpret_cast<std::uintptr_t>(ring_);
+    reg.ring_entries = entries;
+    reg.bgid = kGroup;
+    if (const int rc = io_uring_register_buf_ring(&ring, &reg, 0); rc < 0)
+      throw Unavailable(
+          fmt::format("/workload/recv_mode: \"multishot\" needs a provided buffer ring "
+                      "(IORING_REGISTER_PBUF_RING, 5.19), "
+                      "and registering one of {} buffers (workload.buf_ring_entries) failed: {}",
+                      entries, std::strerror(-rc)));
+    io_uring_buf_ring_init(ring_);
+    for (unsigned i = 0; i < entries; ++i) give_back(static_cast<std::uint16_t>(i));
+  }
+
+  char* buffer(std::uint16_t bid) { return data_.data() + static_cast<std::size_t>(bid) * size_; }
+
+  // Buffer bid is the kernel's again (io_uring_buf_ring_advance publishes it with a release store).
+  void give_back(std::uint16_t bid) {
+    io_uring_buf_ring_add(ring_, buffer(bid), size_, bid, io_uring_buf_ring_mask(entries_), 0);
+    io_uring_buf_ring_advance(ring_, 1);
+  }
+
+  static constexpr std::uint16_t kGroup = 0;
+
+ private:
+  io_uring_buf_ring* ring_ = nullptr;
+  std::size_t ring_bytes_ = 0;
+  unsigned entries_ = 0;
+  std::uint32_t size_ = 0;
+  std::vector<char> data_;
+};
+
 class Server {
  public:
   Server(const config::Scenario& s, const EchoParams& p, int listen_fd, const RunGuard& guard)
@@ -135,8 +196,12 @@ class Server {
     name_this_thread("io_uring_echo_s");
     if (p_.server_cpu >= 0) pin_this_thread(p_.server_cpu, "/workload/server_cpu");
     if (p_.nice != 0) set_this_thread_nice(p_.nice, "/workload/server_nice");
+    // This thread creates the ring and is the only one that submits to it or waits on it, as
+    // SINGLE_ISSUER and DEFER_TASKRUN require (the kernel answers another task with -EEXIST).
     init_ring(ring_, s_);
-    // However the thread ends: the ring goes (cancelling what is in flight), then the sockets.
+    ring_flags_ = ring_.flags;
+    // However the thread ends: the ring goes (cancelling what is in flight, and unregistering the
+    // buffer ring), then the sockets.
     struct Teardown {
       Server* s;
       ~Teardown() {
@@ -144,6 +209,7 @@ class Server {
         s->conns_.clear();
       }
     } teardown{this};
+    if (p_.multishot) bufs_.setup(ring_, p_.buf_ring_entries, p_.msg_bytes);
     if (!accept_all()) return;  // stopped while connections were being made
     if (p_.fixed_files) {
       std::vector<int> fds;
@@ -161,13 +227,26 @@ class Server {
   std::uint64_t failed_ops() const { return failed_; }
   std::uint64_t sqes_submitted() const { return sqes_; }
   std::uint64_t cqes_reaped() const { return cqes_; }
+  std::uint64_t multishot_rearms() const { return rearms_; }
+  std::uint64_t multishot_enobufs() const { return enobufs_; }
+  unsigned ring_flags() const { return ring_flags_; }
 
  private:
+  // A received buffer of the buffer ring, waiting for (or in) its echo.
+  struct Segment {
+    std::uint16_t bid = 0;
+    std::uint32_t len = 0;
+  };
   struct Conn {
     UniqueFd fd;
-    std::vector<char> buf;
+    std::vector<char> buf;           // single recv: the message, and the echo sent from it
     std::uint32_t len = 0, off = 0;  // bytes of the echo to send, bytes sent so far
     bool open = true;
+    // Multishot: what arrived, in order, each echoed from its own buffer; the front one is being
+    // sent. One send at a time, so that a message that came in two pieces is echoed in order.
+    std::deque<Segment> received;
+    bool sending = false;
+    bool promised = false;  // re-armed, with a buffer counted for it, before its first CQE
   };
 
   bool accept_all() {
@@ -184,7 +263,7 @@ class Server {
         Conn c;
         c.fd = UniqueFd(fd);
         set_nodelay(fd);
-        c.buf.resize(p_.msg_bytes);
+        if (!p_.multishot) c.buf.resize(p_.msg_bytes);
         conns_.push_back(std::move(c));
         if (static_cast<int>(conns_.size()) == p_.connections) break;
       }
@@ -221,17 +300,27 @@ class Server {
 
   void prep_recv(int c) {
     io_uring_sqe* e = sqe();
-    io_uring_prep_recv(e, file_of(c), conns_[c].buf.data(), p_.msg_bytes, 0);
+    if (p_.multishot) {
+      // No buffer and length 0: the kernel picks a buffer of group kGroup for each arrival.
+      io_uring_prep_recv_multishot(e, file_of(c), nullptr, 0, 0);
+      e->flags |= IOSQE_BUFFER_SELECT;
+      e->buf_group = BufRing::kGroup;
+    } else {
+      io_uring_prep_recv(e, file_of(c), conns_[c].buf.data(), p_.msg_bytes, 0);
+    }
     target(e);
     io_uring_sqe_set_data64(e, static_cast<std::uint64_t>(c) << 1);
+    ++in_flight_;
   }
 
   void prep_send(int c) {
     Conn& cn = conns_[c];
+    const char* data = p_.multishot ? bufs_.buffer(cn.received.front().bid) : cn.buf.data();
     io_uring_sqe* e = sqe();
-    io_uring_prep_send(e, file_of(c), cn.buf.data() + cn.off, cn.len - cn.off, MSG_NOSIGNAL);
+    io_uring_prep_send(e, file_of(c), data + cn.off, cn.len - cn.off, MSG_NOSIGNAL);
     target(e);
     io_uring_sqe_set_data64(e, (static_cast<std::uint64_t>(c) << 1) | 1);
+    ++in_flight_;
   }
 
   // server_work_cycles: user-space work per received message, as a timed busy loop.
@@ -248,7 +337,10 @@ class Server {
     io_uring_sqe_set_data64(stop, kStopTag);
     for (int c = 0; c < p_.connections; ++c) prep_recv(c);
     for (;;) {
-      submit(1);
+      // wait_nr CQEs, but never more than the requests in flight can give (each gives at least
+      // one more): with fewer connections than wait_nr the loop would otherwise sleep for ever.
+      submit(
+          static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(p_.wait_nr, in_flight_))));
       bool stopping = false;
       unsigned head, n = 0;
       io_uring_cqe* cqe;
@@ -256,8 +348,12 @@ class Server {
         ++n;
         if (cqe->user_data == kStopTag)
           stopping = true;
+        else if ((cqe->user_data & 1) != 0)
+          sent(static_cast<int>(cqe->user_data >> 1), cqe->res);
+        else if (p_.multishot)
+          received_multishot(static_cast<int>(cqe->user_data >> 1), cqe->res, cqe->flags);
         else
-          complete(static_cast<int>(cqe->user_data >> 1), (cqe->user_data & 1) != 0, cqe->res);
+          received(static_cast<int>(cqe->user_data >> 1), cqe->res);
       }
       io_uring_cq_advance(&ring_, n);
       cqes_ += n;
@@ -265,37 +361,162 @@ class Server {
     }
   }
 
+  // An error CQE: true if the request is to be submitted again (the model retries a cancelled
+  // one); false if the connection is over (e.g. -ECONNRESET).
+  bool retry_after(int res) {
+    ++failed_;
+    return transient(-res);
+  }
+
+  // The connection is over: its buffers go back for the others, but not one a send in flight
+  // still reads (sent() gives that one back).
+  void end_connection(int c) {
+    conns_[c].open = false;
+    if (!conns_[c].sending) release_buffers(c);
+  }
+
+  void release_buffers(int c) {
+    Conn& cn = conns_[c];
+    cn.sending = false;
+    for (const Segment& seg : cn.received) bufs_.give_back(seg.bid);
+    held_ -= static_cast<unsigned>(cn.received.size());
+    cn.received.clear();
+    rearm_waiting();
+  }
+
   // What the model's server does with a CQE (docs/models/echo.md).
-  void complete(int c, bool is_send, int res) {
+  void received(int c, int res) {
+    --in_flight_;
     Conn& cn = conns_[c];
     if (res < 0) {
-      ++failed_;
-      if (!transient(-res)) {
-        cn.open = false;  // e.g. -ECONNRESET: that connection is over
-        return;
-      }
-      if (is_send)
-        prep_send(c);  // send the rest of the echo again
-      else
+      if (retry_after(res))
         prep_recv(c);
+      else
+        end_connection(c);
       return;
     }
-    if (!is_send) {
-      if (res == 0) {  // the client closed its end
-        cn.open = false;
+    if (res == 0) {  // the client closed its end
+      end_connection(c);
+      return;
+    }
+    cn.len = static_cast<std::uint32_t>(res);
+    cn.off = 0;
+    work();
+    prep_send(c);
+  }
+
+  // A multishot recv's CQE: data in a buffer of the ring (IORING_CQE_F_BUFFER, its id in the
+  // upper 16 bits of flags), and without IORING_CQE_F_MORE the end of that recv.
+  void received_multishot(int c, int res, unsigned flags) {
+    Conn& cn = conns_[c];
+    if (cn.promised) {  // a re-armed recv's first CQE: it has had its turn at a free buffer
+      cn.promised = false;
+      --promised_;
+    }
+    const bool ended = (flags & IORING_CQE_F_MORE) == 0;
+    if (ended) --in_flight_;
+    if (res > 0) {
+      if ((flags & IORING_CQE_F_BUFFER) == 0)
+        throw std::runtime_error("io_uring: a multishot recv's CQE carries data but no buffer id");
+      const auto bid = static_cast<std::uint16_t>(flags >> IORING_CQE_BUFFER_SHIFT);
+      if (!cn.open) {  // a send of this connection failed for good: nothing more is echoed
+        bufs_.give_back(bid);
+        rearm_waiting();
         return;
       }
-      cn.len = static_cast<std::uint32_t>(res);
-      cn.off = 0;
+      ++held_;
+      cn.received.push_back({bid, static_cast<std::uint32_t>(res)});
       work();
-      prep_send(c);
+      if (!cn.sending) start_send(c);
+    } else if (res == 0) {  // the client closed its end
+      end_connection(c);
+      return;
+    } else if (res == -ENOBUFS) {  // the ring ran dry: the kernel ended the recv
+      ++enobufs_;
+    } else if (res == -EINVAL && !seen_multishot_) {
+      throw Unavailable(
+          "/workload/recv_mode: the kernel refuses a multishot recv (IORING_RECV_MULTISHOT with "
+          "IOSQE_BUFFER_SELECT, 6.0): -EINVAL");
+    } else if (!retry_after(res)) {
+      end_connection(c);
+      return;
+    }
+    seen_multishot_ = true;
+    if (ended && cn.open) rearm(c);
+  }
+
+  void start_send(int c) {
+    Conn& cn = conns_[c];
+    cn.sending = true;
+    cn.len = cn.received.front().len;
+    cn.off = 0;
+    prep_send(c);
+  }
+
+  // Re-arms a multishot recv that ended. One that ended with -ENOBUFS has data waiting, so it takes
+  // a buffer as soon as it is armed; with none free it would end again at once, so it waits for a
+  // send to give one back. Each re-armed recv is promised a free buffer until its first CQE, so
+  // that one returned buffer re-arms one waiting recv, not all of them.
+  unsigned unpromised_free() const {
+    const unsigned taken = held_ + promised_;
+    return taken < p_.buf_ring_entries ? p_.buf_ring_entries - taken : 0;
+  }
+
+  void rearm(int c) {
+    if (unpromised_free() == 0) {
+      waiting_.push_back(c);
+      return;
+    }
+    rearm_now(c);
+  }
+
+  void rearm_now(int c) {
+    ++rearms_;
+    conns_[c].promised = true;
+    ++promised_;
+    prep_recv(c);
+  }
+
+  void rearm_waiting() {
+    while (!waiting_.empty() && unpromised_free() > 0) {
+      const int c = waiting_.front();
+      waiting_.pop_front();
+      if (conns_[c].open) rearm_now(c);
+    }
+  }
+
+  void sent(int c, int res) {
+    --in_flight_;
+    Conn& cn = conns_[c];
+    if (!cn.open) {  // ended while this send was in flight: now its buffer is free too
+      release_buffers(c);
+      return;
+    }
+    if (res < 0) {
+      if (retry_after(res)) {
+        prep_send(c);  // send the rest of the echo again
+      } else {
+        cn.sending = false;
+        end_connection(c);
+      }
       return;
     }
     cn.off += static_cast<std::uint32_t>(res);
-    if (cn.off < cn.len)
+    if (cn.off < cn.len) {
       prep_send(c);  // a short send: the rest
-    else
+      return;
+    }
+    if (!p_.multishot) {
       prep_recv(c);
+      return;
+    }
+    // The echo of this buffer is out: the buffer goes back to the ring, then the next one.
+    bufs_.give_back(cn.received.front().bid);
+    cn.received.pop_front();
+    --held_;
+    cn.sending = false;
+    if (!cn.received.empty()) start_send(c);
+    rearm_waiting();
   }
 
   const config::Scenario& s_;
@@ -303,8 +524,15 @@ class Server {
   int listen_fd_;
   const RunGuard& guard_;
   io_uring ring_{};
+  unsigned ring_flags_ = 0;  // as the ring was set up
+  BufRing bufs_;             // unmapped with the Server, after main()'s Teardown exited the ring
   std::vector<Conn> conns_;
-  std::uint64_t failed_ = 0, sqes_ = 0, cqes_ = 0;
+  std::int64_t in_flight_ = 0;  // recvs and sends whose last CQE has not come (the stop poll aside)
+  unsigned held_ = 0;           // buffers of the ring received and not yet given back
+  unsigned promised_ = 0;       // re-armed recvs yet to give their first CQE (Conn::promised)
+  std::deque<int> waiting_;     // connections whose multishot recv waits for a buffer to re-arm
+  bool seen_multishot_ = false;
+  std::uint64_t failed_ = 0, sqes_ = 0, cqes_ = 0, rearms_ = 0, enobufs_ = 0;
 };
 
 // ---- a client thread: an epoll loop over its connections ---------------------------------------------
@@ -519,17 +747,32 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
   const FrameResult run = run_frame(s, o, guard, 1 + p.client_threads, spawn, logs);
 
   HostRun out;
-  out.results = host_results(s, o, run);
+  out.results = host_results(s, o, run, {"io_uring_echo_s"});
   out.results["echo"] = {{"connections", p.connections},
                          {"client_threads", p.client_threads},
                          {"round_trips_window", run.metrics->window_completions()},
-                         {"failed_ops", server.failed_ops()}};
-  out.results["uring"] = {{"sqes_submitted", server.sqes_submitted()}, {"cqes_reaped", server.cqes_reaped()}};
+                         {"failed_ops", server.failed_ops()},
+                         {"wait_nr", p.wait_nr},
+                         {"recv_mode", p.multishot ? "multishot" : "single"}};
+  if (p.multishot) {
+    out.results["echo"]["buf_ring_entries"] = p.buf_ring_entries;
+    out.results["echo"]["multishot_rearms"] = server.multishot_rearms();
+    out.results["echo"]["multishot_enobufs"] = server.multishot_enobufs();
+  }
+  out.results["uring"] = {{"sqes_submitted", server.sqes_submitted()},
+                          {"cqes_reaped", server.cqes_reaped()},
+                          {"setup_flags", setup_flag_names(server.ring_flags())}};
   out.run_info = host_run_info(s, machine, run, ignored);
   out.summary = host_summary(out.results, out.run_info);
   out.summary.emplace_back(
       "echo", fmt::format("{} connections, {} client threads, {} failed ops, io-wq workers peak {}",
                           p.connections, p.client_threads, server.failed_ops(), run.window.workers_peak));
+  std::string recv = "single recv";
+  if (p.multishot)
+    recv = fmt::format("multishot recv, {} buffers: {} re-arms ({} after -ENOBUFS)", p.buf_ring_entries,
+                       server.multishot_rearms(), server.multishot_enobufs());
+  out.summary.emplace_back(
+      "ring", fmt::format("{}, wait_nr {}, {}", setup_flag_macros(server.ring_flags()), p.wait_nr, recv));
   return out;
 }
 

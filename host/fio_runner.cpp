@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,10 +30,12 @@
 #include "host/child_process.hpp"
 #include "host/fio_report.hpp"
 #include "host/guard.hpp"
+#include "host/host_results.hpp"
 #include "host/machine_info.hpp"
 #include "host/model_fields.hpp"
 #include "host/proc_stats.hpp"
 #include "host/quiet.hpp"
+#include "host/ring_setup.hpp"
 #include "tools/app/scenario_to_fio.hpp"
 
 namespace uringsim::host {
@@ -102,7 +106,7 @@ struct Job {
   std::string rw;
   bool reads = false, writes = false, direct = false, hipri = false, sqpoll = false;
   std::uint64_t bs = 0;
-  int numjobs = 1;
+  int numjobs = 1, iodepth = 1, wait_nr = 1;
   double ramp_s = 0, runtime_s = 0;
 };
 
@@ -116,6 +120,8 @@ Job job_of(const config::Scenario& s) {
   j.sqpoll = s.at("/workload/sqthread_poll").get<bool>();
   j.bs = s.at("/workload/bs_bytes").get<std::uint64_t>();
   j.numjobs = s.at("/workload/numjobs").get<int>();
+  j.iodepth = s.at("/workload/iodepth").get<int>();
+  j.wait_nr = s.at("/workload/wait_nr").get<int>();
   j.ramp_s = s.at("/warmup_ms").get<double>() / 1e3;
   j.runtime_s = s.at("/duration_ms").get<double>() / 1e3;
   return j;
@@ -218,11 +224,75 @@ std::vector<ModelField> fio_model_fields(const config::Scenario& s, const Job& j
     add("/kernel/sqpoll/idle_us",
         "stock fio has no option for sq_thread_idle: it passes 0, which the kernel takes as 1 s");
   if (s.at("/kernel/ring/cq_entries").get<int>() != 0)
-    add("/kernel/ring/cq_entries", "fio sizes its rings from iodepth and sets no CQ size");
+    add("/kernel/ring/cq_entries",
+        "fio sizes its rings from iodepth, its CQ too (IORING_SETUP_CQSIZE = iodepth)");
   for (const char* path : {"/kernel/iowq/max_bound", "/kernel/iowq/max_unbound"})
     if (s.at(path).get<int>() != 0)
       add(path, "fio does not limit io-wq workers (IORING_REGISTER_IOWQ_MAX_WORKERS)");
   return out;
+}
+
+// fio's version from `fio --version` ("fio-3.33"), run as a bounded child; {0, 0} if it says
+// something else.
+std::pair<int, int> fio_version(const std::string& fio_path, const TempDir& dir, const RunGuard& guard) {
+  const fs::path out = dir.path() / "version.out";
+  ChildProcess child({fio_path, "--version"}, out.string());
+  const auto give_up = Clock::now() + std::chrono::seconds(2);  // fio answers in milliseconds
+  while (!child.poll() && Clock::now() < give_up && guard.sleep_until(Clock::now() + kExitPoll)) {
+  }
+  if (!child.poll()) child.stop(0.2);
+  guard.throw_if_aborted();
+  std::ifstream f(out);
+  std::string text;
+  std::getline(f, text);
+  int major = 0, minor = 0;
+  if (std::sscanf(text.c_str(), "fio-%d.%d", &major, &minor) != 2) return {0, 0};
+  return {major, minor};
+}
+
+// The setup flags fio's io_uring engine gives its rings on this kernel. From fio 3.33 on
+// (engines/io_uring.c, fio_ioring_queue_init; the same through 3.42) it asks for COOP_TASKRUN |
+// SINGLE_ISSUER | DEFER_TASKRUN and, on -EINVAL, drops DEFER_TASKRUN with SINGLE_ISSUER, then
+// COOP_TASKRUN; before 3.33 it asks for none. No option changes that. An SQPOLL ring refuses all
+// three (check_setup_flags), so it ends with none; otherwise this kernel is asked the same way.
+unsigned fio_setup_flags(std::pair<int, int> version, const Job& job) {
+  if (version < std::make_pair(3, 33) || job.sqpoll) return 0;
+  auto kernel_takes = [&](unsigned flags) {
+    io_uring ring{};
+    io_uring_params p{};
+    p.flags = flags | (job.hipri ? IORING_SETUP_IOPOLL : 0);
+    const int rc = io_uring_queue_init_params(2, &ring, &p);
+    if (rc == 0) io_uring_queue_exit(&ring);
+    return rc != -EINVAL;  // another error would fail fio's setup as it fails here
+  };
+  for (const unsigned flags :
+       {IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+        unsigned{IORING_SETUP_COOP_TASKRUN}})
+    if (kernel_takes(flags)) return flags;
+  return 0;
+}
+
+// workload.setup_flags: the kernel's rules (check_setup_flags, with SQPOLL), then what fio does by
+// itself, the only thing it can run. [] (the default) leaves fio to its own, which results.json
+// records (fio.setup_flags).
+void check_fio_setup_flags(const config::Scenario& s, const Job& job, std::pair<int, int> version,
+                           unsigned fio_flags) {
+  const unsigned asked = check_setup_flags(s, job.sqpoll);
+  if (asked == 0 || asked == fio_flags) return;
+  std::string want = "[]";
+  if (fio_flags != 0) {
+    want.clear();
+    for (const auto& n : setup_flag_names(fio_flags))
+      want += fmt::format("{}\"{}\"", want.empty() ? "[" : ", ", n);
+    want += "] or []";
+  }
+  throw config::InputError(fmt::format(
+      "{}: /workload/setup_flags: fio cannot be told which setup flags to use (its io_uring engine has no "
+      "option for them); fio {}{} sets up {} itself on this kernel, so expected {}, got {}",
+      s.source,
+      version.first > 0 ? fmt::format("{}.{}", version.first, version.second) : "(its version unknown)",
+      job.sqpoll ? " with sqthread_poll" : "", setup_flag_macros(fio_flags), want,
+      s.at("/workload/setup_flags").dump()));
 }
 
 struct Target {
@@ -274,6 +344,7 @@ struct Snapshot {
   Clock::time_point t;
   std::vector<TaskStats> tasks;
   std::int64_t machine_busy_ns = 0, self_ns = 0;
+  std::optional<std::map<std::string, std::uint64_t>> ipis;  // the machine's (machine_ipis)
 };
 
 std::optional<Snapshot> snapshot(pid_t pid) {
@@ -281,6 +352,7 @@ std::optional<Snapshot> snapshot(pid_t pid) {
   try {
     s.machine_busy_ns = machine_busy_ns();
     s.self_ns = process_cpu_ns();
+    s.ipis = machine_ipis();
     s.tasks = list_tasks(pid);
   } catch (const std::exception&) {
     return std::nullopt;  // fio has gone
@@ -311,6 +383,8 @@ struct CpuWindow {
   double seconds = 0;
   std::optional<double> other_cpu_pct;
   int threads_exited = 0;
+  std::map<std::string, std::uint64_t> switches_by_class;  // voluntary + involuntary, live threads
+  std::optional<std::map<std::string, std::uint64_t>> ipis;
 };
 
 // Each fio thread's CPU over the window goes to its class ("fio", "iou-sqp", "iou-wrk"); a thread
@@ -319,14 +393,19 @@ CpuWindow cpu_window(const Snapshot& a, const Snapshot& b) {
   CpuWindow w;
   w.seconds = seconds(b.t - a.t);
   if (w.seconds <= 0) return w;
-  std::map<pid_t, std::int64_t> before;
-  for (const auto& t : a.tasks) before[t.tid] = t.cpu_ns;
+  std::map<pid_t, const TaskStats*> before;
+  for (const auto& t : a.tasks) before[t.tid] = &t;
   std::map<std::string, double> by_class;
   double fio_ns = 0;
   for (const auto& t : b.tasks) {
     const auto it = before.find(t.tid);
-    const double d = static_cast<double>(t.cpu_ns - (it == before.end() ? 0 : it->second));
+    const TaskStats zero{};
+    const TaskStats& b0 = it == before.end() ? zero : *it->second;  // born in the window: all of it
+    const double d = static_cast<double>(t.cpu_ns - b0.cpu_ns);
     by_class[thread_class(t.comm)] += std::max(0.0, d);
+    w.switches_by_class[thread_class(t.comm)] +=
+        (t.voluntary_ctxt_switches - b0.voluntary_ctxt_switches) +
+        (t.nonvoluntary_ctxt_switches - b0.nonvoluntary_ctxt_switches);
     fio_ns += std::max(0.0, d);
     if (it != before.end()) before.erase(it);
   }
@@ -338,6 +417,7 @@ CpuWindow cpu_window(const Snapshot& a, const Snapshot& b) {
   const double other = static_cast<double>(b.machine_busy_ns - a.machine_busy_ns) - fio_ns -
                        static_cast<double>(b.self_ns - a.self_ns);
   w.other_cpu_pct = std::max(0.0, 100.0 * other / window_ns);
+  w.ipis = ipis_between(a.ipis, b.ipis);
   return w;
 }
 
@@ -408,6 +488,11 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   std::vector<ModelField> model_fields = model_only_fields(s, machine);
   for (auto& f : fio_model_fields(s, job)) model_fields.push_back(std::move(f));
   const json ignored = check_model_fields(s, model_fields, o.ignore_model_fields);
+  check_setup_flags(s, job.sqpoll);  // the kernel's rules, before fio is looked for
+  if (job.wait_nr > job.iodepth)
+    throw config::InputError(
+        fmt::format("{}: /workload/wait_nr: expected at most workload.iodepth ({}), got {}", s.source,
+                    job.iodepth, job.wait_nr));
   const std::string fio_path = find_on_path("fio");
   if (fio_path.empty())
     throw Unavailable("fio is not installed (no fio on PATH; Debian: apt-get install fio)");
@@ -417,6 +502,9 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
 
   RunGuard guard(o.quiet_wait_s + kFillBudgetS + job.ramp_s + job.runtime_s + kFioMarginS);
   const TempDir dir;  // destroyed before the guard: on every way out, Interrupted included
+  const std::pair<int, int> version = fio_version(fio_path, dir, guard);
+  const unsigned fio_flags = fio_setup_flags(version, job);
+  check_fio_setup_flags(s, job, version, fio_flags);
   const Target target = prepare_target(job, o, dir, guard);
   guard.throw_if_aborted();
 
@@ -425,6 +513,8 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   eo.size_bytes = target.size_bytes;
   // Both directions' latency together, for the run's latency_us (fio's "mixed").
   if (job.rw == "randrw") eo.extra_options = {"unified_rw_reporting=both"};
+  // wait_nr: the fewest completions each of fio's waits reaps (1, fio's default, is left unsaid).
+  if (job.wait_nr != 1) eo.extra_options.push_back(fmt::format("iodepth_batch_complete_min={}", job.wait_nr));
   const std::string job_text = app::fio::scenario_to_fio(s, eo);
   const fs::path job_path = dir.path() / "job.fio", out_path = dir.path() / "fio.out",
                  log_path = dir.path() / "fio.log";
@@ -488,7 +578,14 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   const json& sqp = cw.cpu.at("by_thread").value("iou-sqp_pct", json());
   r["fio"]["sq_thread_cpu_pct"] =
       job.sqpoll && sqp.is_number() ? json(sqp.get<double>() / job.numjobs) : json();
-
+  r["fio"]["setup_flags"] = setup_flag_names(fio_flags);
+  r["fio"]["wait_nr"] = job.wait_nr;
+  // Per request over the CPU window, whose I/Os are fio's rate times its length; fio's job threads
+  // own the rings (its main and helper threads, also "fio", mostly sleep).
+  const double window_ios = r.at("/throughput/ops_per_s"_json_pointer).get<double>() * cw.seconds;
+  if (cpu_from_proc)
+    add_per_request(r, cw.switches_by_class, cw.ipis, static_cast<std::uint64_t>(std::llround(window_ios)),
+                    {"fio", "iou-sqp", "iou-wrk"});
   json info = machine.to_json();
   info["io_uring_disabled"] = read_io_uring_disabled();
   info["warmup_ms"] = s.at("/warmup_ms");

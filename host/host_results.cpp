@@ -6,7 +6,40 @@
 
 namespace uringsim::host {
 
-nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, const FrameResult& run) {
+void add_per_request(nlohmann::json& r, const std::map<std::string, std::uint64_t>& switches_by_class,
+                     const std::optional<std::map<std::string, std::uint64_t>>& ipis, std::uint64_t requests,
+                     const std::vector<std::string>& classes) {
+  auto per = [&](std::uint64_t n) {
+    return requests > 0 ? nlohmann::json(static_cast<double>(n) / static_cast<double>(requests))
+                        : nlohmann::json(nullptr);
+  };
+  std::uint64_t switches = 0;
+  nlohmann::json by_class = nlohmann::json::object();
+  for (const auto& cls : classes) {
+    const auto it = switches_by_class.find(cls);
+    const std::uint64_t n = it == switches_by_class.end() ? 0 : it->second;
+    by_class[cls] = n;
+    switches += n;
+  }
+  nlohmann::json totals = {{"requests", requests},
+                           {"context_switches", switches},
+                           {"context_switches_by_class", by_class},
+                           {"ipis", nullptr},
+                           {"ipis_by_kind", nullptr}};
+  nlohmann::json per_request = {{"context_switches", per(switches)}, {"ipis", nullptr}};
+  if (ipis) {
+    std::uint64_t n = 0;
+    for (const auto& [kind, count] : *ipis) n += count;
+    totals["ipis"] = n;
+    totals["ipis_by_kind"] = *ipis;
+    per_request["ipis"] = per(n);
+  }
+  r["per_request"] = per_request;
+  r["per_request_totals"] = totals;
+}
+
+nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, const FrameResult& run,
+                            const std::vector<std::string>& ring_classes) {
   nlohmann::json r = run.metrics->to_json();
   r["source"] = "host";
   r["tool"] = {{"name", "uringsim"}, {"version", o.tool_version}};
@@ -16,6 +49,9 @@ nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, con
   r["cpu"] = run.cpu.cpu;
   r["context_switches"] = run.cpu.context_switches;
   r["iowq"]["workers_peak"] = run.window.workers_peak;
+  std::vector<std::string> classes = ring_classes;
+  classes.push_back("iou-wrk");
+  add_per_request(r, run.cpu.switches_by_class, run.cpu.ipis, run.cpu.requests, classes);
   return r;
 }
 
@@ -55,6 +91,10 @@ std::vector<std::pair<std::string, std::string>> host_summary(const nlohmann::js
       "requests",
       fmt::format("submitted {}  completed {}  in flight {}", rq.at("submitted").get<std::uint64_t>(),
                   rq.at("completed").get<std::uint64_t>(), rq.at("in_flight_at_end").get<std::int64_t>()));
+  if (const auto pr = r.find("per_request"); pr != r.end())
+    out.emplace_back("per request", num(*pr, "context_switches", "{:.3f}") +
+                                        " context switches (ring threads, io-wq), " +
+                                        num(*pr, "ipis", "{:.3f}") + " IPIs (whole machine)");
   out.emplace_back("other processes", num(info, "other_cpu_pct", "{:.1f} % CPU") +
                                           num(info, "runner_cpu_pct", " (the runner itself: {:.1f} %)"));
   out.emplace_back("machine",

@@ -1,6 +1,9 @@
 #pragma once
 // results.json and run_info.json of a host run, in the simulator's schema where a key applies
 // (docs/results-format.md), with "source": "host"; and the summary lines `uringsim host` prints.
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,9 +19,17 @@ namespace uringsim::host {
 
 // The workload-independent part: RunMetrics' sections (throughput, latency_us, requests, window,
 // timeseries, gauges), source, tool, scenario, variant, seed, cpu, context_switches,
-// iowq.workers_peak. The runner adds its own section.
+// iowq.workers_peak, and per_request / per_request_totals: the context switches of ring_classes
+// (the thread classes that own a ring, e.g. io_uring_echo_s) and of the io-wq workers, and the
+// machine's IPIs, per window completion. The runner adds its own section.
 nlohmann::json host_results(const config::Scenario& scenario, const HostOptions& options,
-                            const FrameResult& run);
+                            const FrameResult& run, const std::vector<std::string>& ring_classes);
+
+// per_request and per_request_totals from the window's counts (also the fio runner's, with its
+// own classes).
+void add_per_request(nlohmann::json& results, const std::map<std::string, std::uint64_t>& switches_by_class,
+                     const std::optional<std::map<std::string, std::uint64_t>>& ipis, std::uint64_t requests,
+                     const std::vector<std::string>& classes);
 
 nlohmann::json host_run_info(const config::Scenario& scenario, const MachineInfo& machine,
                              const FrameResult& run, const nlohmann::json& ignored_fields);

@@ -29,6 +29,7 @@ class NopLoop {
         depth_(s.at("/workload/depth").get<int>()),
         force_async_(s.at("/workload/force_async").get<bool>()),
         cpu_(s.at("/workload/cpu").get<int>()),
+        wait_nr_(s.at("/workload/wait_nr").get<int>()),
         end_ns_((s.at("/warmup_ms").get<double>() + s.at("/duration_ms").get<double>()) * 1e6),
         warmup_ns_(s.at("/warmup_ms").get<double>() * 1e6) {}
 
@@ -37,6 +38,7 @@ class NopLoop {
     if (cpu_ >= 0) pin_this_thread(cpu_, "/workload/cpu");
     io_uring ring{};
     init_ring(ring, s_);
+    ring_flags_ = ring.flags;
     struct RingExit {
       io_uring* r;
       ~RingExit() { io_uring_queue_exit(r); }
@@ -48,18 +50,7 @@ class NopLoop {
     while (!guard_.stop_requested()) {
       const double t_start = since();
       prep_nop_batch(ring, depth_, force_async_, t_start, local_);
-      // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
-      int got = 0;
-      int rc = io_uring_submit_and_wait(&ring, static_cast<unsigned>(depth_));
-      while (got < depth_) {
-        if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
-          throw std::runtime_error(fmt::format("io_uring_submit_and_wait: {}", std::strerror(-rc)));
-        const Reaped r = reap_ready(ring, since, t_start, local_);
-        failed_ += r.failed;
-        got += static_cast<int>(r.cqes);
-        io_uring_cqe* cqe;
-        if (got < depth_) rc = io_uring_wait_cqe_nr(&ring, &cqe, static_cast<unsigned>(depth_ - got));
-      }
+      failed_ += submit_and_reap_batch(ring, depth_, wait_nr_, since, t_start, local_).failed;
       const double t = since();
       if (t >= warmup_ns_ && t <= end_ns_) ++batches_window_;
       log_.append(local_);
@@ -69,6 +60,7 @@ class NopLoop {
   EventLog& log() { return log_; }
   std::uint64_t batches_window() const { return batches_window_; }
   std::uint64_t failed() const { return failed_; }
+  unsigned ring_flags() const { return ring_flags_; }
 
  private:
   const config::Scenario& s_;
@@ -76,10 +68,12 @@ class NopLoop {
   int depth_;
   bool force_async_;
   int cpu_;
+  int wait_nr_;
   double end_ns_, warmup_ns_;
   Events local_;
   EventLog log_;
   std::uint64_t batches_window_ = 0, failed_ = 0;
+  unsigned ring_flags_ = 0;  // as the ring was set up (written before startup.ready())
 };
 
 }  // namespace
@@ -103,17 +97,21 @@ HostRun run_nop(const config::Scenario& s, const HostOptions& o) {
   const FrameResult run = run_frame(s, o, guard, 1, spawn, {&loop.log()});
 
   HostRun out;
-  out.results = host_results(s, o, run);
+  out.results = host_results(s, o, run, {"nop_test"});
   out.results["nop"] = {{"depth", depth},
                         {"force_async", s.at("/workload/force_async")},
+                        {"wait_nr", s.at("/workload/wait_nr")},
                         {"batches_window", loop.batches_window()},
                         {"failed", loop.failed()}};
+  out.results["uring"] = {{"setup_flags", setup_flag_names(loop.ring_flags())}};
   out.run_info = host_run_info(s, machine, run, ignored);
   out.summary = host_summary(out.results, out.run_info);
   out.summary.emplace_back(
-      "nop", fmt::format("depth {}{}, {} batches in the window, {} failed, io-wq workers peak {}", depth,
-                         s.at("/workload/force_async").get<bool>() ? " IOSQE_ASYNC" : "",
-                         loop.batches_window(), loop.failed(), run.window.workers_peak));
+      "nop",
+      fmt::format("depth {}{}, wait_nr {}, {}, {} batches in the window, {} failed, io-wq workers peak {}",
+                  depth, s.at("/workload/force_async").get<bool>() ? " IOSQE_ASYNC" : "",
+                  s.at("/workload/wait_nr").get<int>(), setup_flag_macros(loop.ring_flags()),
+                  loop.batches_window(), loop.failed(), run.window.workers_peak));
   return out;
 }
 

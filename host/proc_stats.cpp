@@ -147,6 +147,12 @@ std::int64_t process_cpu_ns(pid_t pid) {
   return stat_line_cpu_ticks(stat) * ns_per_clock_tick();
 }
 
+ProcessSwitches process_switches() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return {static_cast<std::uint64_t>(ru.ru_nvcsw), static_cast<std::uint64_t>(ru.ru_nivcsw)};
+}
+
 std::int64_t children_cpu_ns() {
   rusage ru{};
   ::getrusage(RUSAGE_CHILDREN, &ru);
@@ -173,6 +179,65 @@ std::int64_t machine_busy_ns() {
   std::string line;
   if (!f || !std::getline(f, line)) throw std::runtime_error("cannot read /proc/stat");
   return busy_ticks_from_stat_line(line) * ns_per_clock_tick();
+}
+
+}  // namespace uringsim::host
+
+namespace uringsim::host {
+
+std::optional<std::map<std::string, std::uint64_t>> ipis_from_interrupts(const std::string& text) {
+  std::istringstream in(text);
+  std::string header;
+  if (!std::getline(in, header)) return std::nullopt;
+  // The header names one column per CPU ("CPU0 CPU1 ..."); a line has at most that many counts.
+  std::istringstream hs(header);
+  std::size_t cpus = 0;
+  for (std::string w; hs >> w;) cpus += w.rfind("CPU", 0) == 0;
+  std::map<std::string, std::uint64_t> out;
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string label = line.substr(0, colon);
+    label.erase(0, label.find_first_not_of(' '));
+    std::istringstream rest(line.substr(colon + 1));
+    std::uint64_t sum = 0;
+    std::string word, desc;
+    for (std::size_t i = 0; i < cpus && rest >> word; ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(word[0]))) {
+        desc = word;  // fewer counts than CPUs: this is the description's first word
+        break;
+      }
+      sum += std::strtoull(word.c_str(), nullptr, 10);
+    }
+    std::string tail;
+    std::getline(rest, tail);
+    desc += tail;
+    const auto has = [&](const char* d) { return desc.find(d) != std::string::npos; };
+    if (label == "RES" || (label.rfind("IPI", 0) == 0 && has("Rescheduling interrupts")))
+      out["reschedule"] += sum;
+    else if (label == "CAL" || (label.rfind("IPI", 0) == 0 && has("Function call interrupts")))
+      out["function_call"] += sum;
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+std::optional<IpiCounts> ipis_between(const std::optional<IpiCounts>& start,
+                                      const std::optional<IpiCounts>& end) {
+  if (!start || !end) return std::nullopt;
+  IpiCounts d;
+  for (const auto& [kind, n] : *end) {
+    const auto it = start->find(kind);
+    const std::uint64_t before = it == start->end() ? 0 : it->second;
+    d[kind] = n > before ? n - before : 0;
+  }
+  return d;
+}
+
+std::optional<std::map<std::string, std::uint64_t>> machine_ipis() {
+  std::string text;
+  if (!read_small("/proc/interrupts", text)) return std::nullopt;
+  return ipis_from_interrupts(text);
 }
 
 }  // namespace uringsim::host

@@ -5,6 +5,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,13 @@ std::string thread_class(const std::string& comm);
 // (microseconds); for another from /proc/PID/stat utime + stime (clock ticks).
 std::int64_t process_cpu_ns(pid_t pid = 0);
 
+// Context switches of the whole process, exited threads included (getrusage RUSAGE_SELF:
+// ru_nvcsw, ru_nivcsw).
+struct ProcessSwitches {
+  std::uint64_t voluntary = 0, involuntary = 0;
+};
+ProcessSwitches process_switches();
+
 // CPU time used by the children this process has waited for (getrusage RUSAGE_CHILDREN).
 std::int64_t children_cpu_ns();
 
@@ -45,6 +54,20 @@ std::int64_t machine_busy_ns();
 
 // The parsed fields behind machine_busy_ns, for tests: the text of a /proc/stat "cpu" line.
 std::int64_t busy_ticks_from_stat_line(const std::string& line);
+
+// The machine's inter-processor interrupts since boot, summed over CPUs, by kind: "reschedule"
+// (x86 RES, arm64 IPI0: a wake-up or a task_work notification kicking another CPU) and
+// "function_call" (x86 CAL, arm64 IPI1: smp_call_function, e.g. a remote wake-up queued on an
+// idle CPU's wake list). Read from /proc/interrupts, which any user may read; nullopt when it
+// cannot be read or has neither line.
+std::optional<std::map<std::string, std::uint64_t>> machine_ipis();
+using IpiCounts = std::map<std::string, std::uint64_t>;
+// What each kind grew by from `start` to `end` (two machine_ipis readings); nullopt unless both are
+// there.
+std::optional<IpiCounts> ipis_between(const std::optional<IpiCounts>& start,
+                                      const std::optional<IpiCounts>& end);
+// The parsing behind machine_ipis, for tests: the text of /proc/interrupts.
+std::optional<std::map<std::string, std::uint64_t>> ipis_from_interrupts(const std::string& text);
 
 // Nanoseconds per clock tick (sysconf(_SC_CLK_TCK)).
 std::int64_t ns_per_clock_tick();

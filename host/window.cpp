@@ -11,6 +11,8 @@ CpuSnapshot take_cpu_snapshot() {
   s.t = RunGuard::Clock::now();
   s.machine_busy_ns = machine_busy_ns();
   s.process_ns = process_cpu_ns();
+  s.process_switches = process_switches();
+  s.ipis = machine_ipis();
   s.tasks = list_tasks();
   s.children_ns = children_cpu_ns();
   return s;
@@ -27,12 +29,15 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   std::map<std::string, double> cpu_ns;
   std::map<std::string, std::uint64_t> vol, invol;
   double live_ns = 0, runner_ns = 0;
+  std::uint64_t live_vol = 0, live_invol = 0;  // every live thread's, the runner's included
   for (const auto& t : end.tasks) {
     const auto it = before.find(t.tid);
     const TaskStats zero{};
     const TaskStats& b = it != before.end() ? *it->second : zero;  // born in the window: all of it
     const double d = static_cast<double>(std::max<std::int64_t>(0, t.cpu_ns - b.cpu_ns));
     live_ns += d;
+    live_vol += t.voluntary_ctxt_switches - b.voluntary_ctxt_switches;
+    live_invol += t.nonvoluntary_ctxt_switches - b.nonvoluntary_ctxt_switches;
     if (runner_tids.count(t.tid)) {
       runner_ns += d;
       continue;
@@ -49,6 +54,19 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   const double process_ns = static_cast<double>(end.process_ns - start.process_ns);
   const double exited_ns = exited ? std::max(0.0, process_ns - live_ns) : 0.0;
   if (exited_ns > 0) cpu_ns["iou-wrk"] += exited_ns;
+  auto residual = [](std::uint64_t process, std::uint64_t live) {
+    return process > live ? process - live : 0;
+  };
+  std::uint64_t exited_vol = 0, exited_invol = 0;
+  if (exited) {
+    exited_vol = residual(end.process_switches.voluntary - start.process_switches.voluntary, live_vol);
+    exited_invol =
+        residual(end.process_switches.involuntary - start.process_switches.involuntary, live_invol);
+    if (exited_vol + exited_invol > 0) {
+      vol["iou-wrk"] += exited_vol;
+      invol["iou-wrk"] += exited_invol;
+    }
+  }
 
   double total = 0;
   w.cpu["by_thread"] = nlohmann::json::object();
@@ -77,6 +95,11 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   cs["voluntary_total"] = vt;
   cs["involuntary_total"] = it;
   cs["per_request_total"] = per(vt + it);
+  cs["exited_threads_total"] = exited_vol + exited_invol;
+  w.requests = requests;
+  for (const auto& [cls, n] : vol) w.switches_by_class[cls] += n;
+  for (const auto& [cls, n] : invol) w.switches_by_class[cls] += n;
+  w.ipis = ipis_between(start.ipis, end.ipis);
 
   w.runner_cpu_pct = 100.0 * runner_ns / window_ns;
   const double ours = process_ns + static_cast<double>(end.children_ns - start.children_ns);

@@ -8,12 +8,17 @@
 // process's CPU delta (which includes exited threads) minus the live threads' deltas, and is
 // attributed to iou-wrk: the only threads of ours that come and go are io-wq workers. The runner's
 // own threads (the coordinator and the guard's watchdog) are left out of cpu.* and reported as
-// runner_cpu_pct. Other processes' CPU = the machine's busy-time delta minus ours.
+// runner_cpu_pct. Other processes' CPU = the machine's busy-time delta minus ours. Context
+// switches follow the same rule: an exited thread's are the process's (getrusage) less the live
+// threads', attributed to iou-wrk.
 #include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,9 +32,11 @@ namespace uringsim::host {
 struct CpuSnapshot {
   RunGuard::Clock::time_point t;
   std::vector<TaskStats> tasks;
-  std::int64_t process_ns = 0;       // this process, exited threads included
-  std::int64_t children_ns = 0;      // its waited-for children (fio)
-  std::int64_t machine_busy_ns = 0;  // all CPUs
+  std::int64_t process_ns = 0;                               // this process, exited threads included
+  std::int64_t children_ns = 0;                              // its waited-for children (fio)
+  std::int64_t machine_busy_ns = 0;                          // all CPUs
+  ProcessSwitches process_switches;                          // this process, exited threads included
+  std::optional<std::map<std::string, std::uint64_t>> ipis;  // the machine's, by kind (machine_ipis)
 };
 CpuSnapshot take_cpu_snapshot();
 
@@ -39,6 +46,13 @@ struct WindowCpu {
   nlohmann::json context_switches;  // see docs/results-format.md
   double runner_cpu_pct = 0;        // the runner's own threads
   double other_cpu_pct = 0;         // other processes (% of one CPU), clamped at 0
+  std::uint64_t requests = 0;       // completions in the window
+  // Voluntary + involuntary context switches in the window by thread class (runner threads left
+  // out; exited threads' in iou-wrk).
+  std::map<std::string, std::uint64_t> switches_by_class;
+  // The machine's IPIs in the window by kind, every process's; nullopt if /proc/interrupts
+  // could not be read at both ends.
+  std::optional<std::map<std::string, std::uint64_t>> ipis;
 };
 
 // requests: completions in the window, for the per-request context switches. exited: a thread

@@ -82,7 +82,166 @@ void check_run_info(const json& info) {
     CHECK(info.contains(k));
 }
 
+// A short echo run of `workload` through the command; its results.json.
+json run_echo_ok(const std::string& name, const json& workload) {
+  const auto dir = fresh_dir(name);
+  const std::string sc = write_scenario(dir, name, workload);
+  const auto r = run_cli("host " + sc + " --quiet --out " + (dir / "out").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const json res = read_json(dir / "out" / "results.json");
+  check_window_consistent(res);
+  CHECK(res.at("/echo/failed_ops"_json_pointer) == 0);
+  return res;
+}
+
+// per_request is per_request_totals over the window's completions.
+void check_per_request(const json& r, const std::string& ring_class) {
+  INFO(r.at("per_request").dump() << " " << r.at("per_request_totals").dump());
+  const json& t = r.at("per_request_totals");
+  CHECK(t.at("requests") == r.at("/window/completions"_json_pointer));
+  const double n = t.at("requests").get<double>();
+  REQUIRE(n > 0);
+  const json& by = t.at("context_switches_by_class");
+  CHECK(by.size() == 2);
+  CHECK(t.at("context_switches").get<std::uint64_t>() ==
+        by.at(ring_class).get<std::uint64_t>() + by.at("iou-wrk").get<std::uint64_t>());
+  CHECK(r.at("/per_request/context_switches"_json_pointer).get<double>() ==
+        Approx(t.at("context_switches").get<double>() / n));
+  // /proc/interrupts is readable by anyone on Linux.
+  REQUIRE(t.at("ipis").is_number());
+  CHECK(t.at("ipis").get<std::uint64_t>() ==
+        t.at("/ipis_by_kind/reschedule"_json_pointer).get<std::uint64_t>() +
+            t.at("/ipis_by_kind/function_call"_json_pointer).get<std::uint64_t>());
+  CHECK(r.at("/per_request/ipis"_json_pointer).get<double>() == Approx(t.at("ipis").get<double>() / n));
+}
+
 }  // namespace
+
+TEST_CASE("host: a SINGLE_ISSUER + DEFER_TASKRUN echo completes round trips and says so in its results") {
+  if (!host_available()) return;
+  json w = echo_workload();
+  w["setup_flags"] = {"single_issuer", "defer_taskrun"};
+  w["wait_nr"] = 4;
+  const json res = run_echo_ok("host-echo-defer", w);
+  CHECK(res.at("/uring/setup_flags"_json_pointer) == json({"single_issuer", "defer_taskrun"}));
+  CHECK(res.at("/echo/wait_nr"_json_pointer) == 4);
+  CHECK(res.at("/echo/recv_mode"_json_pointer) == "single");
+  check_per_request(res, "io_uring_echo_s");
+}
+
+TEST_CASE("host: a wait_nr above the connections waits only for what is in flight, and does not hang") {
+  if (!host_available()) return;
+  json w = echo_workload();
+  w["connections"] = 3;
+  w["wait_nr"] = 16;  // three requests in flight can never give 16 CQEs at once
+  w["setup_flags"] = {"coop_taskrun", "taskrun_flag"};
+  const json res = run_echo_ok("host-echo-wait16", w);
+  CHECK(res.at("/uring/setup_flags"_json_pointer) == json({"coop_taskrun", "taskrun_flag"}));
+  CHECK(res.at("/requests/in_flight_at_end"_json_pointer).get<int>() <= 3);
+}
+
+TEST_CASE("host: a multishot echo with a 2-buffer ring runs dry, ends on -ENOBUFS and re-arms") {
+  if (!host_available()) return;
+  json w = echo_workload();
+  w["connections"] = 8;
+  w["recv_mode"] = "multishot";
+  w["buf_ring_entries"] = 2;
+  const json res = run_echo_ok("host-echo-multishot2", w);
+  CHECK(res.at("/echo/recv_mode"_json_pointer) == "multishot");
+  CHECK(res.at("/echo/buf_ring_entries"_json_pointer) == 2);
+  // 8 clients' messages and 2 buffers: recvs end for want of one, and are armed again.
+  CHECK(res.at("/echo/multishot_enobufs"_json_pointer).get<std::uint64_t>() >= 1);
+  CHECK(res.at("/echo/multishot_rearms"_json_pointer).get<std::uint64_t>() >= 1);
+  // The clients checked every echo byte for byte, and each has at most one message in flight.
+  CHECK(res.at("/requests/in_flight_at_end"_json_pointer).get<int>() <= 8);
+}
+
+TEST_CASE("host: a multishot echo with buffers to spare keeps each connection's one recv armed") {
+  if (!host_available()) return;
+  json w = echo_workload();
+  w["recv_mode"] = "multishot";
+  w["buf_ring_entries"] = 64;  // 10 connections hold at most 10 at once
+  const json res = run_echo_ok("host-echo-multishot64", w);
+  CHECK(res.at("/echo/multishot_enobufs"_json_pointer) == 0);
+  CHECK(res.at("/echo/multishot_rearms"_json_pointer) == 0);
+  // One recv SQE per connection, then one send per echo: far fewer SQEs than CQEs.
+  CHECK(res.at("/uring/sqes_submitted"_json_pointer).get<double>() <
+        0.75 * res.at("/uring/cqes_reaped"_json_pointer).get<double>());
+}
+
+TEST_CASE("host: setup_flags the kernel would refuse are bad input naming /workload/setup_flags") {
+  const auto dir = fresh_dir("host-setup-flags");
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{"taskrun_flag"}, "expected coop_taskrun or defer_taskrun with taskrun_flag"},
+      {{"defer_taskrun"}, "expected single_issuer with defer_taskrun"},
+      {{"coop_taskrun", "defer_taskrun", "taskrun_flag"}, "expected single_issuer with defer_taskrun"}};
+  for (const auto& [flags, expected] : cases) {
+    for (const char* type : {"echo", "nop"}) {
+      json w = std::string(type) == "echo" ? echo_workload() : json{{"type", "nop"}};
+      w["setup_flags"] = flags;
+      const std::string sc = write_scenario(dir, std::string("bad-") + type, w);
+      const auto r = run_cli("host " + sc + " --quiet --out " + (dir / "out").string());
+      INFO(type << " " << flags.dump() << "\n" << r.output);
+      CHECK(r.exit_code == 2);
+      CHECK(r.output.find("/workload/setup_flags: " + expected) != std::string::npos);
+      CHECK_FALSE(fs::exists(dir / "out"));
+    }
+  }
+}
+
+TEST_CASE("host: the nop runner with wait_nr reaps whole batches, a few CQEs per wait") {
+  if (!host_available()) return;
+  const auto dir = fresh_dir("host-nop-wait");
+  const std::string sc = write_scenario(dir, "nopw",
+                                        {{"type", "nop"},
+                                         {"depth", 8},
+                                         {"force_async", true},
+                                         {"wait_nr", 3},
+                                         {"setup_flags", {"single_issuer", "defer_taskrun"}}});
+  const auto r = run_cli("host " + sc + " --quiet --out " + (dir / "out").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const json res = read_json(dir / "out" / "results.json");
+  check_window_consistent(res);
+  CHECK(res.at("/nop/wait_nr"_json_pointer) == 3);
+  CHECK(res.at("/uring/setup_flags"_json_pointer) == json({"single_issuer", "defer_taskrun"}));
+  CHECK(res.at("/requests/in_flight_at_end"_json_pointer) == 0);  // whole batches only
+  CHECK(res.at("/nop/failed"_json_pointer) == 0);
+  check_per_request(res, "nop_test");
+}
+
+TEST_CASE("host: /proc/interrupts: reschedule and function-call IPIs summed over CPUs") {
+  using uringsim::host::ipis_from_interrupts;
+  const std::string x86 =
+      "           CPU0       CPU1       \n"
+      "  0:         45          0   IO-APIC   2-edge      timer\n"
+      "NMI:          0          0   Non-maskable interrupts\n"
+      "RES:        100         20   Rescheduling interrupts\n"
+      "CAL:          7          3   Function call interrupts\n"
+      "TLB:          5          5   TLB shootdowns\n"
+      "ERR:          0\n";
+  const auto a = ipis_from_interrupts(x86);
+  REQUIRE(a.has_value());
+  CHECK(a->size() == 2);
+  CHECK(a->at("reschedule") == 120);
+  CHECK(a->at("function_call") == 10);
+  const std::string arm64 =
+      "           CPU0       CPU1       CPU2\n"
+      " 11:       1000       2000       3000     GICv3  27 Level     arch_timer\n"
+      "IPI0:        10         20         30       Rescheduling interrupts\n"
+      "IPI1:         1          2          3       Function call interrupts\n"
+      "IPI2:         0          0          0       CPU stop interrupts\n";
+  const auto b = ipis_from_interrupts(arm64);
+  REQUIRE(b.has_value());
+  CHECK(b->at("reschedule") == 60);
+  CHECK(b->at("function_call") == 6);
+  CHECK_FALSE(ipis_from_interrupts("           CPU0\n  0:  5  IO-APIC timer\n").has_value());
+  CHECK_FALSE(ipis_from_interrupts("").has_value());
+  // This machine's: the counters only grow.
+  const auto now = uringsim::host::machine_ipis();
+  if (now) CHECK(now->count("reschedule") + now->count("function_call") >= 1);
+}
 
 TEST_CASE("host: the echo runner measures round trips consistent with its window") {
   if (!host_available()) return;

@@ -146,6 +146,15 @@ TEST_CASE("host fio: a 0.3 s randread at QD 4 on a temporary file") {
   CHECK_FALSE(fs::exists(info["/fio/target"_json_pointer].get<std::string>()));
   CHECK(fs::is_empty(tmp));
   CHECK_THAT(run.text, Contains("IOPS="));  // fio's own report
+  // fio 3.33+ sets up its rings itself; no option asks for other flags.
+  CHECK(r["/fio/setup_flags"_json_pointer].is_array());
+  CHECK(r["/fio/wait_nr"_json_pointer] == 1);
+  CHECK_FALSE(info["/fio/job_file"_json_pointer].get<std::string>().find("iodepth_batch_complete_min") !=
+              std::string::npos);
+  // Per request over the CPU window: fio's threads' context switches, the machine's IPIs.
+  CHECK(r["/per_request_totals/requests"_json_pointer].get<std::uint64_t>() > 0);
+  CHECK(r["/per_request/context_switches"_json_pointer].get<double>() > 0);
+  CHECK(r["/per_request_totals/context_switches_by_class"_json_pointer].contains("fio"));
 }
 
 TEST_CASE("host fio: randrw from two jobs reports both directions and their latency together") {
@@ -182,6 +191,51 @@ TEST_CASE("host fio: with sqthread_poll the SQ thread's CPU is its own class") {
   REQUIRE(r["/cpu/by_thread"_json_pointer].contains("iou-sqp_pct"));
   CHECK(r["/cpu/by_thread/iou-sqp_pct"_json_pointer].get<double>() > 0);
   CHECK(r["/fio/sq_thread_cpu_pct"_json_pointer].is_number());
+  // The kernel refuses COOP_TASKRUN and DEFER_TASKRUN on an SQPOLL ring, so fio's retries drop them.
+  CHECK(r["/fio/setup_flags"_json_pointer] == json::array());
+}
+
+TEST_CASE(
+    "host fio: setup_flags the kernel or fio cannot take are bad input; wait_nr is fio's batch minimum") {
+  own_tmpdir("host-fio-flags");
+  auto input_error_of = [](const uringsim::config::Scenario& s) {
+    try {
+      uringsim::host::run_fio(s, quiet_options());
+    } catch (const uringsim::config::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // The kernel's rules come first, fio or not.
+  CHECK_THAT(
+      input_error_of(scenario(R"("sqthread_poll": true, "setup_flags": ["coop_taskrun"])")),
+      Contains("/workload/setup_flags: expected none of coop_taskrun, taskrun_flag, defer_taskrun on an "
+               "SQPOLL ring"));
+  CHECK_THAT(input_error_of(scenario(R"("setup_flags": ["defer_taskrun"])")),
+             Contains("/workload/setup_flags: expected single_issuer with defer_taskrun"));
+  CHECK_THAT(input_error_of(scenario(R"("iodepth": 4, "wait_nr": 8)")),
+             Contains("/workload/wait_nr: expected at most workload.iodepth (4), got 8"));
+  SKIP_UNLESS_FIO();
+  // A valid set that is not fio's own: fio has no option for it.
+  const std::string msg = input_error_of(scenario(R"("setup_flags": ["coop_taskrun", "taskrun_flag"])"));
+  CHECK_THAT(msg, Contains("/workload/setup_flags: fio cannot be told which setup flags to use"));
+  CHECK_THAT(msg, Contains("got [\"coop_taskrun\",\"taskrun_flag\"]"));
+
+  // fio's own set passes, and wait_nr becomes iodepth_batch_complete_min.
+  const auto plain = scenario(R"("rw": "randread", "iodepth": 4, "direct": false)",
+                              R"("duration_ms": 200, "warmup_ms": 20, )");
+  const json own = uringsim::host::run_fio(plain, quiet_options()).results["fio"]["setup_flags"];
+  const auto s = scenario(fmt::format(R"("rw": "randread", "iodepth": 4, "direct": false, "wait_nr": 2, )"
+                                      R"("setup_flags": {})",
+                                      own.dump()),
+                          R"("duration_ms": 200, "warmup_ms": 20, )");
+  const HostRun run = uringsim::host::run_fio(s, quiet_options());
+  INFO(run.results.dump(2));
+  CHECK(run.results["/fio/wait_nr"_json_pointer] == 2);
+  CHECK(run.results["/fio/setup_flags"_json_pointer] == own);
+  CHECK(run.results["/fio/read/ios"_json_pointer].get<std::uint64_t>() > 0);
+  CHECK_THAT(run.run_info["/fio/job_file"_json_pointer].get<std::string>(),
+             Contains("\niodepth_batch_complete_min=2\n"));
 }
 
 TEST_CASE("host fio: an unreachable target is Unavailable, naming it, and nothing is created") {
