@@ -22,7 +22,7 @@ for f in scenarios/seeds/*.json scenarios/validation/*.json scenarios/twin/*.jso
     "$NEW" run "${args[@]}" --out "$OUT/new$n" >/dev/null 2>"$OUT/new$n.err" || true
     # run_info.json carries wall times and versions; results.json must match byte for byte, but
     # for the scenario it echoes (a new schema field adds its default there) and the tool version.
-    if ! python3 - "$OUT/old$n/results.json" "$OUT/new$n/results.json" <<'PY'
+    if ! python3 - "$OUT/old$n/results.json" "$OUT/new$n/results.json" 2>/dev/null <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 for r in (a, b):

@@ -120,7 +120,10 @@ void EchoModel::server_main() {
     sqes.push_back(&make_request(Op::Recv, i));
   }
   for (;;) {
-    ring_->ctx.enter(sqes, 1);
+    // io_uring_submit_and_wait(wait_nr), at most the requests in flight (each gives a CQE), as
+    // the host's loop does: more would wait for ever.
+    const auto in_flight = static_cast<int>(ring_->ctx.in_flight() + sqes.size());
+    ring_->ctx.enter(sqes, std::min(p_.setup.wait_nr, in_flight));
     Cqe cqe;
     while (ring_->ctx.pop_cqe(cqe)) {
       self.charge(c_.app_cqe, app);

@@ -24,8 +24,8 @@ EchoParams EchoParams::from(const config::Scenario& s) {
   p.buf_ring_entries = s.at("/workload/buf_ring_entries").get<int>();
   if (p.multishot && !era(p.kernel.era).multishot_recv)
     throw config::InputError(fmt::format(
-        "{}: /workload/recv_mode: kernel era {} has no IORING_RECV_MULTISHOT (6.0); expected era 6.x", s.source,
-        p.kernel.era));
+        "{}: /workload/recv_mode: kernel era {} has no IORING_RECV_MULTISHOT (6.0); expected era 6.x",
+        s.source, p.kernel.era));
 
   const int cores = s.at("/machine/cores").get<int>();
   auto check_cpu = [&](int cpu, const std::string& where) {

@@ -11,10 +11,10 @@
 namespace uringsim::models {
 
 struct EchoParams {
-  KernelConfig kernel;  // the server's ring
-  RingSetup setup;      // its setup flags and wait_nr
-  bool multishot = false;     // recv_mode "multishot": one IORING_RECV_MULTISHOT recv per connection
-  int buf_ring_entries = 0;   // buffers of the provided buffer ring (multishot)
+  KernelConfig kernel;       // the server's ring
+  RingSetup setup;           // its setup flags and wait_nr
+  bool multishot = false;    // recv_mode "multishot": one IORING_RECV_MULTISHOT recv per connection
+  int buf_ring_entries = 0;  // buffers of the provided buffer ring (multishot)
   int connections = 0;
   std::uint32_t msg_bytes = 0;
   bool force_async = false, fixed_files = false;

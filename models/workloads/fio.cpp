@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/engine.hpp"
@@ -141,14 +142,14 @@ void FioModel::job_main(Job& j) {
   sim::TimeNs next_due = sim::now_ns();
   for (;;) {
     if (j.inflight >= p_.iodepth) {
-      wait_events(j, 1);
+      wait_events(j, std::min(p_.setup.wait_nr, j.inflight));  // iodepth_batch_complete_min
       continue;
     }
     if (period > 0) {
       // fio's rate_ddir(): ahead of schedule, it completes everything in flight (io_u_quiesce)
       // and sleeps until the next I/O is due.
       if (self.local_now_ns() < next_due) {
-        while (j.inflight > 0) wait_events(j, 1);
+        while (j.inflight > 0) wait_events(j, std::min(p_.setup.wait_nr, j.inflight));
         const sim::TimeNs now = sim::now_ns();
         if (now < next_due) self.sleep_ns(next_due - now);
       }

@@ -21,8 +21,8 @@ FioParams FioParams::from(const config::Scenario& s) {
   p.seed = s.at("/seed").get<std::uint64_t>();
   p.setup = RingSetup::from(s, p.kernel, p.sqthread_poll);
   if (p.setup.wait_nr > p.iodepth)
-    throw config::InputError(fmt::format("{}: /workload/wait_nr: expected at most iodepth ({}), got {}", s.source,
-                                         p.iodepth, p.setup.wait_nr));
+    throw config::InputError(fmt::format("{}: /workload/wait_nr: expected at most iodepth ({}), got {}",
+                                         s.source, p.iodepth, p.setup.wait_nr));
 
   if (p.hipri && !p.direct)
     throw config::InputError(s.source +

@@ -12,7 +12,7 @@
 namespace uringsim::models {
 
 struct FioParams {
-  RingSetup setup;  // the ring's setup flags and wait_nr
+  RingSetup setup;      // the ring's setup flags and wait_nr
   KernelConfig kernel;  // every job's ring
   std::string rw;       // read, randread, write, randwrite, randrw
   int rwmixread = 0;

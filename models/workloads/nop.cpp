@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -46,18 +47,26 @@ void NopModel::submitter_main() {
       sqes.push_back(&r);
       metrics_->submitted(t_start);
     }
-    // io_uring_submit_and_wait(ring, depth), then reap the whole batch.
-    ring_->ctx.enter(sqes, p_.depth);
-    Cqe cqe;
-    while (ring_->ctx.pop_cqe(cqe)) {
-      self.charge(c_.app_cqe, reap);
-      ring_->ctx.release(*cqe.req);
-      const sim::TimeNs t = self.local_now_ns();
-      if (cqe.result < 0) {
-        ++failed_;  // e.g. -ECANCELED: io-wq could not create a worker
-        metrics_->failed();
-      } else if (t <= engine_->window_end_ns())
-        metrics_->completed(t, t - t_start);
+    // wait_nr 0: io_uring_submit_and_wait(ring, depth), then reap the whole batch. N: wait for N
+    // CQEs at a time (at most what is missing), reaping what is there, until the batch is reaped.
+    const int per_wait = p_.setup.wait_nr > 0 ? std::min(p_.setup.wait_nr, p_.depth) : p_.depth;
+    ring_->ctx.enter(sqes, per_wait);
+    int got = 0;
+    for (;;) {
+      Cqe cqe;
+      while (ring_->ctx.pop_cqe(cqe)) {
+        ++got;
+        self.charge(c_.app_cqe, reap);
+        ring_->ctx.release(*cqe.req);
+        const sim::TimeNs t = self.local_now_ns();
+        if (cqe.result < 0) {
+          ++failed_;  // e.g. -ECANCELED: io-wq could not create a worker
+          metrics_->failed();
+        } else if (t <= engine_->window_end_ns())
+          metrics_->completed(t, t - t_start);
+      }
+      if (p_.setup.wait_nr == 0 || got >= p_.depth) break;
+      ring_->ctx.enter(sqes, std::min(per_wait, p_.depth - got));  // sqes is empty: GETEVENTS only
     }
     const sim::TimeNs t = self.local_now_ns();
     if (t >= engine_->window_start_ns() && t <= engine_->window_end_ns()) ++batches_window_;

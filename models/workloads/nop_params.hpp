@@ -7,7 +7,7 @@
 namespace uringsim::models {
 
 struct NopParams {
-  RingSetup setup;  // the ring's setup flags and wait_nr
+  RingSetup setup;      // the ring's setup flags and wait_nr
   KernelConfig kernel;  // the submitter's ring
   int depth = 0;        // NOPs per batch
   bool force_async = false;
