@@ -6,6 +6,7 @@
 
 #include "models/uring/file.hpp"
 #include "models/uring/iowq.hpp"
+#include "models/uring/ring_internal.hpp"
 #include "models/uring/sqpoll.hpp"
 #include "sim/checks.hpp"
 #include "sim/engine.hpp"
@@ -13,34 +14,9 @@
 
 namespace uringsim::models {
 namespace {
-// Deferred completions are flushed when the batch array fills (IO_COMPL_BATCH in 5.15).
-constexpr std::size_t kComplBatch = 32;
-
-// Moves a request to another stage of its latency breakdown at the caller's local time.
-void to_stage(Request& req, Stage s) {
-  LatencyBreakdown::move(req, s, sim::current().local_now_ns());
-}
-
-struct Syms {
-  sim::Label enter = sim::intern("io_uring_enter"), submit = sim::intern("io_submit_sqes"),
-             fget = sim::intern("fget"), arm = sim::intern("io_arm_poll_handler"),
-             wake = sim::intern("io_async_wake"), prep = sim::intern("io_prep_async_work"),
-             post = sim::intern("io_fill_cqe"), app = sim::intern("[app] event loop");
-  sim::Label site_enter = sim::intern("io_uring_enter"),
-             site_flush = sim::intern("io_submit_flush_completions"),
-             site_post = sim::intern("io_req_complete_post"), site_tw = sim::intern("tctx_task_work"),
-             site_overflow = sim::intern("io_cqring_overflow_flush");
-  // Code paths named in the design-review checks.
-  sim::Label path_issue = sim::intern("io_submit_sqes -> io_issue_sqe"),
-             path_tw_issue = sim::intern("io_poll_task_func -> io_issue_sqe"),
-             path_wq_issue = sim::intern("io_wq_submit_work -> io_issue_sqe"),
-             path_wq_block = sim::intern("io_wq_submit_work (blocking issue)"),
-             path_post = sim::intern("io_fill_cqe"), path_end = sim::intern("end of run");
-};
-const Syms& syms() {
-  static const Syms s;
-  return s;
-}
+using ring::rsyms;
+using ring::syms;
+using ring::to_stage;
 }  // namespace
 
 IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq)
@@ -49,8 +25,7 @@ IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner
       owner_(owner),
       wq_(wq),
       uring_lock_("ctx->uring_lock"),
-      completion_lock_("ctx->completion_lock"),
-      cq_wait_("ctx->cq_wait") {
+      cq_(k_, costs, owner, stats_) {
   static std::uint32_t rings_built = 0;  // one simulation per process
   ring_no_ = rings_built++;
 }
@@ -83,7 +58,7 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
   auto& self = sim::current();
   self.charge(c_.syscall, syms().enter);
   if (k_.tw_on_enter) owner_.run();
-  flush_overflow();
+  cq_.flush_overflow();
   const std::size_t n = std::min<std::size_t>(sqes.size(), static_cast<std::size_t>(k_.sq_entries));
   if (n > 0) {
     uring_lock_.lock(syms().site_enter);
@@ -96,19 +71,17 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
       trace_step(req, 's', op_name(req.op));
       queue_sqe(req);
     }
-    flush_completions();
+    cq_.flush_completions();
     uring_lock_.unlock();
     sqes.erase(sqes.begin(), sqes.begin() + static_cast<std::ptrdiff_t>(n));
   }
-  if (min_complete > 0) cqring_wait(min_complete);
+  if (min_complete > 0) cq_.wait(min_complete);
   owner_.run();  // task_work runs again on the way back to user space
   return static_cast<int>(n);
 }
 
 bool IoRingCtx::pop_cqe(Cqe& out) {
-  if (cq_.empty()) return false;
-  out = cq_.front();
-  cq_.pop_front();
+  if (!cq_.pop(out)) return false;
   const auto& e = sim::Engine::get();
   breakdown_->finish(*out.req, sim::current().local_now_ns(), e.window_start_ns(), e.window_end_ns());
   return true;
@@ -131,7 +104,7 @@ void IoRingCtx::issue_inline(Request& req) {
   if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer,
                      owner_in_tw_ ? syms().path_tw_issue : syms().path_issue)) {
     ++stats_.inline_completed;
-    complete_deferred(req);
+    cq_.complete_deferred(req);
     return;
   }
   if (!req.file->pollable()) {
@@ -218,7 +191,7 @@ void IoRingCtx::tw_begin() {
 
 void IoRingCtx::tw_end() {
   if (owner_in_tw_) {
-    flush_completions();
+    cq_.flush_completions();
     owner_in_tw_ = false;
     uring_lock_.unlock();
   }
@@ -234,7 +207,8 @@ void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
     const unsigned flags =
         k_.async_mode == AsyncMode::HybridV1 ? kIssueNonblock : (kIssueNonblock | kIssueUnlocked);
     if (issue_nonblock(req, flags, syms().path_wq_issue)) {
-      complete_post(req);
+      ++stats_.iowq_completed;
+      cq_.complete_post(req);
       return;
     }
     switch (arm_poll(req)) {
@@ -252,7 +226,8 @@ void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
   sim::require_may_sleep(syms().path_wq_block, req.id);
   sim::require_not_held(uring_lock_, syms().path_wq_block, req.id);
   req.file->issue_blocking(req, &worker);
-  complete_post(req);
+  ++stats_.iowq_completed;
+  cq_.complete_post(req);
 }
 
 void IoRingCtx::io_wq_cancel(Request& req) {
@@ -262,31 +237,8 @@ void IoRingCtx::io_wq_cancel(Request& req) {
   trace_step(req, 't', "cancelled in io-wq");
   owner_.add(this, [this, &req] {
     req.result = kECanceled;
-    complete_deferred(req);
+    cq_.complete_deferred(req);
   });
-}
-
-void IoRingCtx::complete_deferred(Request& req) {
-  compl_batch_.push_back(&req);
-  if (compl_batch_.size() >= kComplBatch) flush_completions();
-}
-
-void IoRingCtx::flush_completions() {
-  if (compl_batch_.empty()) return;
-  completion_lock_.lock(syms().site_flush);
-  for (Request* r : compl_batch_) post_cqe(*r);
-  completion_lock_.unlock();
-  compl_batch_.clear();
-  cq_ev_posted();
-}
-
-void IoRingCtx::complete_post(Request& req) {
-  ++stats_.iowq_completed;
-  completion_lock_.lock(syms().site_post);
-  LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
-  post_cqe(req);
-  completion_lock_.unlock();
-  cq_ev_posted();
 }
 
 bool IoRingCtx::issue_nonblock(Request& req, unsigned flags, sim::Label path) {
@@ -313,76 +265,11 @@ void IoRingCtx::final_checks() const {
   }
 }
 
-void IoRingCtx::post_cqe(Request& req) {
-  if (req.clock.stage == Stage::CqWait)
-    sim::report_violation("cqe_twice", syms().path_post, req.id, "a second CQE for the same request");
-  sim::current().charge(c_.cqe_post, syms().post);
-  ++stats_.cqes_posted;
-  to_stage(req, Stage::CqWait);
-  trace_step(req, 'f', "CQE");
-  const Cqe cqe{req.user_data, req.result, &req};
-  // A full CQ never loses a completion: it waits on the overflow list, in order.
-  if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {
-    ++stats_.cq_overflowed;
-    overflow_.push_back(cqe);
-  } else {
-    cq_.push_back(cqe);
-  }
-}
-
-void IoRingCtx::flush_overflow() {
-  if (overflow_.empty()) return;
-  completion_lock_.lock(syms().site_overflow);
-  while (!overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries)) {
-    cq_.push_back(overflow_.front());
-    overflow_.pop_front();
-  }
-  completion_lock_.unlock();
-}
-
-void IoRingCtx::cq_ev_posted() {
-  if (cq_spinner_) {  // user space spinning on the CQ tail sees it
-    sim::Thread* t = cq_spinner_;
-    cq_spinner_ = nullptr;
-    t->unpark();
-  }
-  // io_wake_function: the waiter is woken only once enough CQEs are there.
-  if (cq_wait_nr_ > 0 && static_cast<int>(cq_.size() + overflow_.size()) >= cq_wait_nr_ && !cq_wait_.empty())
-    cq_wait_.wake_all();
-}
-
-void IoRingCtx::cqring_wait(int min_complete) {
-  for (;;) {
-    owner_.run();
-    flush_overflow();
-    if (static_cast<int>(cq_.size()) >= min_complete) break;
-    // Completions are stuck in the overflow list behind a full CQ: the kernel returns -EBUSY
-    // instead of waiting for events that cannot be posted until the application reaps.
-    if (!overflow_.empty()) break;
-    cq_wait_nr_ = min_complete;
-    owner_.sleeping_on(&cq_wait_);
-    cq_wait_.wait();
-    owner_.sleeping_on(nullptr);
-    cq_wait_nr_ = 0;
-  }
-}
-
 }  // namespace uringsim::models
 
 // --- SQ-ring paths: SQPOLL, IOPOLL, the deputy (docs/models/sqpoll.md) ---
 namespace uringsim::models {
 namespace {
-struct RingSyms {
-  sim::Label iopoll = sim::intern("io_do_iopoll"), iopoll_spin = sim::intern("io_iopoll_check (spin)"),
-             user_spin = sim::intern("[app] reap spin (CQ)"), complete = sim::intern("io_complete_rw"),
-             sq_push = sim::intern("[app] io_uring SQ write");
-  sim::Label site_deputy = sim::intern("io_uring_enter (SQ deputy)"), site_sq = sim::intern("io_sq_thread"),
-             site_iopoll = sim::intern("io_iopoll_check");
-};
-const RingSyms& rsyms() {
-  static const RingSyms s;
-  return s;
-}
 constexpr sim::TimeNs kForever = std::numeric_limits<double>::infinity();
 }  // namespace
 
@@ -408,7 +295,7 @@ int IoRingCtx::submit_sqes(int nr, Task& submitter) {
     queue_sqe(req);
     ++n;
   }
-  flush_completions();
+  cq_.flush_completions();
   return n;
 }
 
@@ -416,7 +303,7 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
   auto& self = sim::current();
   self.charge(c_.syscall, syms().enter);
   if (k_.tw_on_enter) owner_.run();
-  flush_overflow();
+  cq_.flush_overflow();
   int ret = 0;
   if (sqpoll_) {
     if ((flags & kEnterSqWakeup) && sqd_) {
@@ -442,29 +329,10 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
     if (iopoll_ && !sqpoll_)
       iopoll_check(min_complete);
     else
-      cqring_wait(min_complete);
+      cq_.wait(min_complete);
   }
   owner_.run();
   return ret;
-}
-
-void IoRingCtx::spin_for_cqes(std::size_t min) {
-  auto& self = sim::current();
-  while (cq_.size() < min) {
-    if (owner_.pending()) {  // TIF_NOTIFY_SIGNAL: into the kernel to run it, then back
-      owner_.run();
-      continue;
-    }
-    cq_spinner_ = &self;
-    owner_.set_kick([this, &self] {
-      if (cq_spinner_ != &self) return;
-      cq_spinner_ = nullptr;
-      self.unpark();
-    });
-    self.spin_for_ns(kForever, rsyms().user_spin);
-    cq_spinner_ = nullptr;
-    owner_.set_kick(nullptr);
-  }
 }
 
 bool IoRingCtx::iopoll_any_done() const {
@@ -487,9 +355,9 @@ int IoRingCtx::do_iopoll() {
     self.charge(c_.rw_complete, rsyms().complete);
     ++stats_.iopoll_reaped;
     ++n;
-    complete_deferred(req);
+    cq_.complete_deferred(req);
   }
-  flush_completions();
+  cq_.flush_completions();
   return n;
 }
 
@@ -499,7 +367,7 @@ void IoRingCtx::iopoll_check(int min_complete) {
     uring_lock_.lock(rsyms().site_iopoll);
     do_iopoll();
     uring_lock_.unlock();
-    if (static_cast<int>(cq_.size()) >= min_complete || iopoll_list_.empty()) return;
+    if (static_cast<int>(cq_.ready()) >= min_complete || iopoll_list_.empty()) return;
     // Nothing found: poll again; a pass can only find something once the drive has completed it.
     iopoll_spinner_ = &self;
     if (!iopoll_any_done()) self.spin_for_ns(kForever, rsyms().iopoll_spin);
@@ -523,7 +391,7 @@ void IoRingCtx::rw_complete_irq(Request& req) {
   ++stats_.irq_completions;
   to_stage(req, Stage::TaskWorkDelay);
   Task* t = req.task ? req.task : &owner_;
-  t->add(this, [this, &req] { complete_deferred(req); });
+  t->add(this, [this, &req] { cq_.complete_deferred(req); });
 }
 
 bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {

@@ -1,7 +1,7 @@
 #pragma once
-// One io_uring instance (struct io_ring_ctx): the rings, uring_lock and completion_lock, and the
-// request paths — submission, inline non-blocking issue, async poll, punt to io-wq, io-wq issue,
-// task_work re-issue, CQE posting (with the overflow list) and waiting for completions.
+// One io_uring instance (struct io_ring_ctx): the SQ side, uring_lock, and the request paths —
+// submission, inline non-blocking issue, async poll, punt to io-wq, io-wq issue, task_work
+// re-issue. The completion side (CQ ring, overflow list, waiting for CQEs) is its CqRing.
 #include <deque>
 #include <memory>
 #include <vector>
@@ -9,11 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "models/uring/breakdown.hpp"
+#include "models/uring/cq_ring.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/task.hpp"
+#include "models/uring/uring_stats.hpp"
 #include "sim/lock.hpp"
-#include "sim/waitqueue.hpp"
 
 namespace uringsim::models {
 
@@ -31,22 +32,6 @@ constexpr unsigned kIssueUnlocked = 1u << 2;       // IO_URING_F_UNLOCKED (5.16+
 constexpr unsigned kEnterGetEvents = 1u << 0;  // IORING_ENTER_GETEVENTS
 constexpr unsigned kEnterSqWakeup = 1u << 1;   // IORING_ENTER_SQ_WAKEUP
 
-struct Cqe {
-  std::uint64_t user_data;
-  int result;
-  Request* req;  // freed by the application after it has read the CQE (release())
-};
-
-struct UringStats {
-  std::uint64_t sqes_submitted = 0, cqes_posted = 0, cq_overflowed = 0;
-  std::uint64_t inline_completed = 0, poll_armed = 0, poll_ready_at_arm = 0, poll_woken = 0;
-  std::uint64_t punted = 0, punt_non_pollable = 0, reissued_to_iowq = 0, iowq_completed = 0,
-                worker_blocked = 0, iowq_cancelled = 0;
-  // SQ-ring (SQPOLL / IOPOLL) paths
-  std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
-  std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
-};
-
 class IoRingCtx {
  public:
   IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq);
@@ -59,7 +44,7 @@ class IoRingCtx {
   // (removing them from the vector) and waits for min_complete CQEs. Returns the number submitted.
   int enter(std::vector<Request*>& sqes, int min_complete);
   bool pop_cqe(Cqe& out);  // user space: read the next CQE (advances the CQ head)
-  std::size_t cq_ready() const { return cq_.size(); }
+  std::size_t cq_ready() const { return cq_.ready(); }
 
   // --- rings whose SQEs user space writes into the SQ ring (SQPOLL and/or IOPOLL set up) ---
   void setup(bool sqpoll, bool iopoll) {
@@ -80,7 +65,7 @@ class IoRingCtx {
   int enter_ring(int to_submit, int min_complete, unsigned flags);
   // User space busy-waits until `min` CQEs are ready (fio's reap loop on SQPOLL rings never
   // enters the kernel); task_work signalled to the task runs on the way back to user space.
-  void spin_for_cqes(std::size_t min);
+  void spin_for_cqes(std::size_t min) { cq_.spin(min); }
 
   // --- the SQ thread (io_sq_thread) ---
   // __io_sq_thread: reap polled completions, submit up to `cap` SQEs for `sq_task`. True if it
@@ -111,7 +96,7 @@ class IoRingCtx {
   // group): one stream in completion order, so the p99 tail is that of all of them.
   void share_breakdown_of(const IoRingCtx& other) { breakdown_ = other.breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
-  std::size_t overflow_len() const { return overflow_.size(); }
+  std::size_t overflow_len() const { return cq_.overflow_len(); }
   Task& owner() { return owner_; }
   const KernelConfig& kernel() const { return k_; }
 
@@ -131,13 +116,6 @@ class IoRingCtx {
   enum class Apoll { Ok, Ready, Aborted };
   Apoll arm_poll(Request& req);
   void poll_task_func(Request& req);
-  void complete_deferred(Request& req);
-  void flush_completions();
-  void complete_post(Request& req);  // io-wq completion: lock, post, unlock, wake
-  void post_cqe(Request& req);       // under completion_lock
-  void cq_ev_posted();
-  void flush_overflow();
-  void cqring_wait(int min_complete);
   int submit_sqes(int nr, Task& submitter);  // io_submit_sqes from the SQ ring, uring_lock held
   int do_iopoll();                           // io_do_iopoll, uring_lock held
   void iopoll_check(int min_complete);       // GETEVENTS on an IOPOLL ring without SQPOLL
@@ -147,18 +125,14 @@ class IoRingCtx {
   const UringCosts& c_;
   Task& owner_;
   IoWq& wq_;
-  sim::Mutex uring_lock_;
-  sim::SpinLock completion_lock_;
-  std::deque<Cqe> cq_, overflow_;
-  std::vector<Request*> compl_batch_;
-  sim::WaitQueue cq_wait_;
-  int cq_wait_nr_ = 0;
+  sim::Mutex uring_lock_;  // built before the CQ ring's completion_lock: locks register in order
+  UringStats stats_;
+  CqRing cq_;
   bool owner_in_tw_ = false;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
   std::uint32_t ring_no_ = 0;
-  UringStats stats_;
   LatencyBreakdown own_breakdown_;
   LatencyBreakdown* breakdown_ = &own_breakdown_;
   bool sqpoll_ = false, iopoll_ = false, need_wakeup_ = false;
@@ -166,7 +140,6 @@ class IoRingCtx {
   std::deque<Request*> sq_ring_;
   std::vector<Request*> iopoll_list_;
   sim::Thread* iopoll_spinner_ = nullptr;  // the task spinning in io_iopoll_check
-  sim::Thread* cq_spinner_ = nullptr;      // user space spinning on the CQ
 };
 
 }  // namespace uringsim::models
