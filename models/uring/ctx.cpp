@@ -1,7 +1,6 @@
 #include "models/uring/ctx.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 
 #include "models/uring/file.hpp"
@@ -25,7 +24,8 @@ IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner
       owner_(owner),
       wq_(wq),
       uring_lock_("ctx->uring_lock"),
-      cq_(k_, costs, owner, stats_) {
+      cq_(k_, costs, owner, stats_),
+      iopoll_(costs, cq_, uring_lock_, stats_) {
   static std::uint32_t rings_built = 0;  // one simulation per process
   ring_no_ = rings_built++;
 }
@@ -98,7 +98,7 @@ void IoRingCtx::queue_sqe(Request& req) {
 void IoRingCtx::issue_inline(Request& req) {
   if (req.file->issue_async(req)) {     // -EIOCBQUEUED: the drive has it
     to_stage(req, Stage::NetOrDevice);  // for polled I/O, until a poller reaps it
-    if (iopoll_) iopoll_list_.push_back(&req);
+    if (iopoll_.enabled()) iopoll_.add(req);
     return;
   }
   if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer,
@@ -269,9 +269,6 @@ void IoRingCtx::final_checks() const {
 
 // --- SQ-ring paths: SQPOLL, IOPOLL, the deputy (docs/models/sqpoll.md) ---
 namespace uringsim::models {
-namespace {
-constexpr sim::TimeNs kForever = std::numeric_limits<double>::infinity();
-}  // namespace
 
 void IoRingCtx::sq_push(Request& req) {
   // The SQE becomes visible at the application's own time, not at the clock of its pending work.
@@ -311,7 +308,7 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
       sqd_->wake();
       // Seed 001 (never merged): the waker submits a few SQEs itself, after the wake, unless the
       // ring polls for completions.
-      if (k_.sq_deputy && (!iopoll_ || k_.sq_deputy_under_iopoll) && to_submit > 0) {
+      if (k_.sq_deputy && (!iopoll() || k_.sq_deputy_under_iopoll) && to_submit > 0) {
         ++stats_.deputy_calls;
         uring_lock_.lock(rsyms().site_deputy);
         const int n = submit_sqes(std::min(to_submit, k_.sq_submit_cap), owner_);
@@ -326,8 +323,8 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
     uring_lock_.unlock();
   }
   if ((flags & kEnterGetEvents) && min_complete > 0) {
-    if (iopoll_ && !sqpoll_)
-      iopoll_check(min_complete);
+    if (iopoll() && !sqpoll_)
+      iopoll_.check(min_complete);
     else
       cq_.wait(min_complete);
   }
@@ -335,55 +332,12 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
   return ret;
 }
 
-bool IoRingCtx::iopoll_any_done() const {
-  return std::any_of(iopoll_list_.begin(), iopoll_list_.end(),
-                     [](const Request* r) { return r->iopoll_done; });
-}
-
-int IoRingCtx::do_iopoll() {
-  auto& self = sim::current();
-  self.charge(c_.iopoll_pass, rsyms().iopoll);
-  ++stats_.iopoll_passes;
-  int n = 0;
-  for (auto it = iopoll_list_.begin(); it != iopoll_list_.end();) {
-    Request& req = **it;
-    if (!req.iopoll_done) {
-      ++it;
-      continue;
-    }
-    it = iopoll_list_.erase(it);
-    self.charge(c_.rw_complete, rsyms().complete);
-    ++stats_.iopoll_reaped;
-    ++n;
-    cq_.complete_deferred(req);
-  }
-  cq_.flush_completions();
-  return n;
-}
-
-void IoRingCtx::iopoll_check(int min_complete) {
-  auto& self = sim::current();
-  for (;;) {
-    uring_lock_.lock(rsyms().site_iopoll);
-    do_iopoll();
-    uring_lock_.unlock();
-    if (static_cast<int>(cq_.ready()) >= min_complete || iopoll_list_.empty()) return;
-    // Nothing found: poll again; a pass can only find something once the drive has completed it.
-    iopoll_spinner_ = &self;
-    if (!iopoll_any_done()) self.spin_for_ns(kForever, rsyms().iopoll_spin);
-    iopoll_spinner_ = nullptr;
-  }
-}
-
 void IoRingCtx::iopoll_device_done(Request& req) {
   (void)req;
-  if (sqd_) {
-    sqd_->kick();
-  } else if (iopoll_spinner_) {
-    sim::Thread* t = iopoll_spinner_;
-    iopoll_spinner_ = nullptr;
-    t->unpark();
-  }
+  if (sqd_)
+    sqd_->kick();  // the SQ thread is the poller
+  else
+    iopoll_.device_done();
 }
 
 void IoRingCtx::rw_complete_irq(Request& req) {
@@ -397,14 +351,14 @@ void IoRingCtx::rw_complete_irq(Request& req) {
 bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
   const int to_submit =
       static_cast<int>(std::min<std::size_t>(sq_ring_.size(), static_cast<std::size_t>(cap)));
-  if (to_submit == 0 && iopoll_list_.empty()) return false;
+  if (to_submit == 0 && !iopoll_.pending()) return false;
   uring_lock_.lock(rsyms().site_sq);
-  if (!iopoll_list_.empty()) do_iopoll();
+  if (iopoll_.pending()) iopoll_.reap();
   int n = 0;
   if (to_submit > 0) n = submit_sqes(to_submit, sq_task);
   stats_.sq_thread_submitted += static_cast<std::uint64_t>(n);
   uring_lock_.unlock();
-  return n > 0 || !iopoll_list_.empty();
+  return n > 0 || iopoll_.pending();
 }
 
 nlohmann::json IoRingCtx::to_json() const {

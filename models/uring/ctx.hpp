@@ -10,6 +10,7 @@
 
 #include "models/uring/breakdown.hpp"
 #include "models/uring/cq_ring.hpp"
+#include "models/uring/iopoll.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/task.hpp"
@@ -49,11 +50,11 @@ class IoRingCtx {
   // --- rings whose SQEs user space writes into the SQ ring (SQPOLL and/or IOPOLL set up) ---
   void setup(bool sqpoll, bool iopoll) {
     sqpoll_ = sqpoll;
-    iopoll_ = iopoll;
+    iopoll_.set_enabled(iopoll);
   }
   void attach_sq_thread(SqThread* sqd) { sqd_ = sqd; }
   bool sqpoll() const { return sqpoll_; }
-  bool iopoll() const { return iopoll_; }
+  bool iopoll() const { return iopoll_.enabled(); }
   // User space: write an SQE and publish the SQ tail (a spinning SQ thread notices it).
   void sq_push(Request& req);
   std::size_t sq_pending() const { return sq_ring_.size(); }
@@ -71,8 +72,8 @@ class IoRingCtx {
   // __io_sq_thread: reap polled completions, submit up to `cap` SQEs for `sq_task`. True if it
   // submitted or polled requests are in flight (the thread keeps spinning).
   bool sq_thread_pass(int cap, Task& sq_task);
-  bool sq_thread_has_work() const { return !sq_ring_.empty() || iopoll_any_done(); }
-  bool iopoll_pending() const { return !iopoll_list_.empty(); }
+  bool sq_thread_has_work() const { return !sq_ring_.empty() || iopoll_.any_done(); }
+  bool iopoll_pending() const { return iopoll_.pending(); }
   void set_need_wakeup(bool on) { need_wakeup_ = on; }
 
   // --- the drive's completions ---
@@ -117,9 +118,6 @@ class IoRingCtx {
   Apoll arm_poll(Request& req);
   void poll_task_func(Request& req);
   int submit_sqes(int nr, Task& submitter);  // io_submit_sqes from the SQ ring, uring_lock held
-  int do_iopoll();                           // io_do_iopoll, uring_lock held
-  void iopoll_check(int min_complete);       // GETEVENTS on an IOPOLL ring without SQPOLL
-  bool iopoll_any_done() const;
 
   KernelConfig k_;
   const UringCosts& c_;
@@ -128,6 +126,7 @@ class IoRingCtx {
   sim::Mutex uring_lock_;  // built before the CQ ring's completion_lock: locks register in order
   UringStats stats_;
   CqRing cq_;
+  Iopoll iopoll_;
   bool owner_in_tw_ = false;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_;
@@ -135,11 +134,9 @@ class IoRingCtx {
   std::uint32_t ring_no_ = 0;
   LatencyBreakdown own_breakdown_;
   LatencyBreakdown* breakdown_ = &own_breakdown_;
-  bool sqpoll_ = false, iopoll_ = false, need_wakeup_ = false;
+  bool sqpoll_ = false, need_wakeup_ = false;
   SqThread* sqd_ = nullptr;
   std::deque<Request*> sq_ring_;
-  std::vector<Request*> iopoll_list_;
-  sim::Thread* iopoll_spinner_ = nullptr;  // the task spinning in io_iopoll_check
 };
 
 }  // namespace uringsim::models
