@@ -1,7 +1,7 @@
 #pragma once
-// One io_uring instance (struct io_ring_ctx): the SQ side, uring_lock, and the request paths —
-// submission, inline non-blocking issue, async poll, punt to io-wq, io-wq issue, task_work
-// re-issue. The completion side (CQ ring, overflow list, waiting for CQEs) is its CqRing.
+// One io_uring instance (struct io_ring_ctx), the facade workloads, devices and tests call. It
+// holds uring_lock, the request pool, the counters and submission, and the ring's pieces: the CQ
+// ring (cq_ring.hpp), the issue paths (issue.hpp) and IOPOLL (iopoll.hpp).
 #include <deque>
 #include <memory>
 #include <vector>
@@ -11,6 +11,7 @@
 #include "models/uring/breakdown.hpp"
 #include "models/uring/cq_ring.hpp"
 #include "models/uring/iopoll.hpp"
+#include "models/uring/issue.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/task.hpp"
@@ -22,12 +23,6 @@ namespace uringsim::models {
 class IoWq;
 class BlockHooks;
 class SqThread;
-
-// Issue flags (io_issue_sqe's issue_flags). What NONBLOCK also claims depends on the era
-// (KernelConfig::issue_flags_split): the lock context of the issue path is checked against it.
-constexpr unsigned kIssueNonblock = 1u << 0;       // IO_URING_F_NONBLOCK
-constexpr unsigned kIssueCompleteDefer = 1u << 1;  // IO_URING_F_COMPLETE_DEFER (needs uring_lock)
-constexpr unsigned kIssueUnlocked = 1u << 2;       // IO_URING_F_UNLOCKED (5.16+)
 
 // io_uring_enter flags (the ones modelled).
 constexpr unsigned kEnterGetEvents = 1u << 0;  // IORING_ENTER_GETEVENTS
@@ -78,14 +73,14 @@ class IoRingCtx {
 
   // --- the drive's completions ---
   void iopoll_device_done(Request& req);  // a polled command is done (drive context): tell the poller
-  void rw_complete_irq(Request& req);     // interrupt context: complete through the task's task_work
+  void rw_complete_irq(Request& req) { issue_.rw_complete_irq(req); }  // interrupt context
 
   // --- kernel paths used by other components ---
-  void poll_wake(Request& req);                              // a file's wake callback (waker's context)
-  void io_wq_submit_work(Request& req, BlockHooks& worker);  // run by an io-wq worker
-  void io_wq_cancel(Request& req);  // io-wq took the work back unrun: fail it with -ECANCELED
-  void tw_begin();                  // task_work batch on this ring: take uring_lock
-  void tw_end();                    // flush deferred completions, unlock
+  void poll_wake(Request& req) { issue_.poll_wake(req); }  // a file's wake callback (waker's context)
+  void io_wq_submit_work(Request& req, BlockHooks& worker) { issue_.io_wq_submit_work(req, worker); }
+  void io_wq_cancel(Request& req) { issue_.io_wq_cancel(req); }  // fail it with -ECANCELED
+  void tw_begin() { issue_.tw_begin(); }  // task_work batch on this ring: take uring_lock
+  void tw_end() { issue_.tw_end(); }      // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
   // A request's id on the timeline: request ids count per ring, flows need one id per request of
@@ -105,29 +100,16 @@ class IoRingCtx {
   void final_checks() const;
 
  private:
-  // Does an issue with these flags assume uring_lock is held? (seed 004)
-  bool claims_uring_lock(unsigned flags) const {
-    return k_.issue_flags_split ? !(flags & kIssueUnlocked) : (flags & kIssueNonblock) != 0;
-  }
-  // io_issue_sqe for a non-blocking attempt: checks the lock context the flags claim, then tries.
-  bool issue_nonblock(Request& req, unsigned flags, sim::Label path);
-  void queue_sqe(Request& req);
-  void issue_inline(Request& req);  // NONBLOCK | COMPLETE_DEFER, holding uring_lock
-  void queue_async_work(Request& req);
-  enum class Apoll { Ok, Ready, Aborted };
-  Apoll arm_poll(Request& req);
-  void poll_task_func(Request& req);
   int submit_sqes(int nr, Task& submitter);  // io_submit_sqes from the SQ ring, uring_lock held
 
   KernelConfig k_;
   const UringCosts& c_;
   Task& owner_;
-  IoWq& wq_;
   sim::Mutex uring_lock_;  // built before the CQ ring's completion_lock: locks register in order
   UringStats stats_;
   CqRing cq_;
   Iopoll iopoll_;
-  bool owner_in_tw_ = false;
+  IssuePaths issue_;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
