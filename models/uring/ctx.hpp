@@ -1,7 +1,8 @@
 #pragma once
 // One io_uring instance (struct io_ring_ctx), the facade workloads, devices and tests call. It
 // holds uring_lock, the request pool, the counters and submission, and the ring's pieces: the CQ
-// ring (cq_ring.hpp), the issue paths (issue.hpp) and IOPOLL (iopoll.hpp).
+// ring (cq_ring.hpp), the issue paths (issue.hpp, with the poll re-issue rule of
+// poll_reissue.hpp) and IOPOLL (iopoll.hpp).
 #include <deque>
 #include <memory>
 #include <vector>

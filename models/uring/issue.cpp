@@ -24,7 +24,10 @@ IssuePaths::IssuePaths(IoRingCtx& ctx, const KernelConfig& k, const UringCosts& 
       uring_lock_(uring_lock),
       cq_(cq),
       iopoll_(iopoll),
-      stats_(stats) {}
+      stats_(stats),
+      reissue_(PollReissue::pick(k, *this)) {}
+
+IssuePaths::~IssuePaths() = default;
 
 void IssuePaths::queue_sqe(Request& req) {
   if (req.force_async) {
@@ -55,10 +58,7 @@ void IssuePaths::issue_inline(Request& req) {
     case Apoll::Ok:
       return;
     case Apoll::Ready:
-      if (k_.apoll_ready == ApollReady::Inline)
-        issue_inline(req);  // 5.15: goto issue_sqe
-      else
-        queue_poll_task(req);  // 5.16+: io_req_task_queue
+      reissue_->found_ready(req);
       return;
     case Apoll::Aborted:
       queue_async_work(req);
@@ -113,14 +113,18 @@ void IssuePaths::poll_task_func(Request& req) {
     sim::report_violation("wrong_context", syms().path_tw_issue, req.id,
                           "task_work of " + t.thread().name() + " run by another thread");
   to_stage(req, Stage::Issue);
-  if (req.force_async && k_.forced_reissue_iowq) {  // io_req_task_submit -> io_queue_iowq
-    trace_step(req, 't', "task_work: back to io-wq");
-    ++stats_.reissued_to_iowq;
-    queue_async_work(req);
-    return;
-  }
+  reissue_->task_submit(req);
+}
+
+void IssuePaths::reissue_inline(Request& req) {
   trace_step(req, 't', "task_work re-issue");
   issue_inline(req);  // a fresh non-blocking issue
+}
+
+void IssuePaths::reissue_to_iowq(Request& req) {
+  trace_step(req, 't', "task_work: back to io-wq");
+  ++stats_.reissued_to_iowq;
+  queue_async_work(req);
 }
 
 void IssuePaths::tw_begin() {

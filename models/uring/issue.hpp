@@ -1,10 +1,14 @@
 #pragma once
 // A ring's issue paths, from io_queue_sqe to a completion or a wait: the inline non-blocking
 // issue, async poll arming, the punt to io-wq, the io-wq worker's issue, the poll's wake-up and
-// its task_work re-issue, and the task_work batches that run under uring_lock.
+// its task_work re-issue (whose rule is a PollReissue), and the task_work batches that run under
+// uring_lock.
+#include <memory>
+
 #include "models/uring/cq_ring.hpp"
 #include "models/uring/iopoll.hpp"
 #include "models/uring/kernel_config.hpp"
+#include "models/uring/poll_reissue.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/uring_stats.hpp"
 #include "sim/label.hpp"
@@ -28,6 +32,7 @@ class IssuePaths {
   // `ctx`: the ring whose uring_lock the task_work queued here runs under.
   IssuePaths(IoRingCtx& ctx, const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq,
              sim::Mutex& uring_lock, CqRing& cq, Iopoll& iopoll, UringStats& stats);
+  ~IssuePaths();
 
   // io_queue_sqe, uring_lock held: IOSQE_ASYNC goes to io-wq, anything else is tried inline.
   void queue_sqe(Request& req);
@@ -38,6 +43,8 @@ class IssuePaths {
   // --- poll wake-ups and their re-issue ---
   void poll_wake(Request& req);        // a file's wake callback (waker's context)
   void queue_poll_task(Request& req);  // the poll's task_work (poll_task_func) for the submitter
+  void reissue_inline(Request& req);   // task_work: issue it again, non-blocking
+  void reissue_to_iowq(Request& req);  // task_work: back to io-wq
 
   // --- io-wq and the drive ---
   void io_wq_submit_work(Request& req, BlockHooks& worker);  // run by an io-wq worker
@@ -68,6 +75,7 @@ class IssuePaths {
   CqRing& cq_;
   Iopoll& iopoll_;
   UringStats& stats_;
+  std::unique_ptr<PollReissue> reissue_;
   bool owner_in_tw_ = false;
 };
 
