@@ -12,7 +12,6 @@ namespace uringsim::models {
 namespace {
 using ring::rsyms;
 using ring::syms;
-using ring::to_stage;
 }  // namespace
 
 IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq)
@@ -22,7 +21,8 @@ IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner
       uring_lock_("ctx->uring_lock"),
       cq_(k_, costs, owner, stats_),
       iopoll_(costs, cq_, uring_lock_, stats_),
-      issue_(*this, k_, costs, owner, wq, uring_lock_, cq_, iopoll_, stats_) {
+      issue_(*this, k_, costs, owner, wq, uring_lock_, cq_, iopoll_, stats_),
+      submit_(k_, costs, issue_, cq_, stats_) {
   static std::uint32_t rings_built = 0;  // one simulation per process
   ring_no_ = rings_built++;
 }
@@ -52,29 +52,21 @@ void IoRingCtx::release(Request& req) {
 }
 
 int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
-  auto& self = sim::current();
-  self.charge(c_.syscall, syms().enter);
+  sim::current().charge(c_.syscall, syms().enter);
   if (k_.tw_on_enter) owner_.run();
   cq_.flush_overflow();
-  const std::size_t n = std::min<std::size_t>(sqes.size(), static_cast<std::size_t>(k_.sq_entries));
-  if (n > 0) {
+  int n = 0;
+  if (!sqes.empty()) {
     uring_lock_.lock(syms().site_enter);
-    for (std::size_t i = 0; i < n; ++i) {
-      Request& req = *sqes[i];
-      self.charge(c_.sqe_submit, syms().submit);
-      if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
-      ++stats_.sqes_submitted;
-      to_stage(req, Stage::Issue);
-      trace_step(req, 's', op_name(req.op));
-      issue_.queue_sqe(req);
-    }
-    cq_.flush_completions();
+    std::size_t next = 0;
+    n = submit_.submit_sqes(static_cast<int>(sqes.size()), owner_,
+                            [&]() -> Request* { return next < sqes.size() ? sqes[next++] : nullptr; });
     uring_lock_.unlock();
-    sqes.erase(sqes.begin(), sqes.begin() + static_cast<std::ptrdiff_t>(n));
+    sqes.erase(sqes.begin(), sqes.begin() + n);
   }
   if (min_complete > 0) cq_.wait(min_complete);
   owner_.run();  // task_work runs again on the way back to user space
-  return static_cast<int>(n);
+  return n;
 }
 
 bool IoRingCtx::pop_cqe(Cqe& out) {
@@ -85,29 +77,8 @@ bool IoRingCtx::pop_cqe(Cqe& out) {
 }
 
 void IoRingCtx::sq_push(Request& req) {
-  // The SQE becomes visible at the application's own time, not at the clock of its pending work.
-  sim::current().flush();
-  sq_ring_.push_back(&req);
+  submit_.sq_push(req);
   if (sqd_) sqd_->kick();
-}
-
-int IoRingCtx::submit_sqes(int nr, Task& submitter) {
-  auto& self = sim::current();
-  int n = 0;
-  while (n < nr && !sq_ring_.empty() && n < k_.sq_entries) {
-    Request& req = *sq_ring_.front();
-    sq_ring_.pop_front();
-    self.charge(c_.sqe_submit, syms().submit);
-    if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
-    req.task = &submitter;
-    ++stats_.sqes_submitted;
-    to_stage(req, Stage::Issue);
-    trace_step(req, 's', op_name(req.op));
-    issue_.queue_sqe(req);
-    ++n;
-  }
-  cq_.flush_completions();
-  return n;
 }
 
 int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
@@ -124,7 +95,7 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
       if (k_.sq_deputy && (!iopoll() || k_.sq_deputy_under_iopoll) && to_submit > 0) {
         ++stats_.deputy_calls;
         uring_lock_.lock(rsyms().site_deputy);
-        const int n = submit_sqes(std::min(to_submit, k_.sq_submit_cap), owner_);
+        const int n = submit_.submit_from_sq_ring(std::min(to_submit, k_.sq_submit_cap), owner_);
         stats_.deputy_submitted += static_cast<std::uint64_t>(n);
         uring_lock_.unlock();
       }
@@ -132,7 +103,7 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
     ret = to_submit;  // SQPOLL: io_uring_enter returns to_submit
   } else if (to_submit > 0) {
     uring_lock_.lock(syms().site_enter);
-    ret = submit_sqes(to_submit, owner_);
+    ret = submit_.submit_from_sq_ring(to_submit, owner_);
     uring_lock_.unlock();
   }
   if ((flags & kEnterGetEvents) && min_complete > 0) {
@@ -155,12 +126,12 @@ void IoRingCtx::iopoll_device_done(Request& req) {
 
 bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
   const int to_submit =
-      static_cast<int>(std::min<std::size_t>(sq_ring_.size(), static_cast<std::size_t>(cap)));
+      static_cast<int>(std::min<std::size_t>(submit_.sq_pending(), static_cast<std::size_t>(cap)));
   if (to_submit == 0 && !iopoll_.pending()) return false;
   uring_lock_.lock(rsyms().site_sq);
   if (iopoll_.pending()) iopoll_.reap();
   int n = 0;
-  if (to_submit > 0) n = submit_sqes(to_submit, sq_task);
+  if (to_submit > 0) n = submit_.submit_from_sq_ring(to_submit, sq_task);
   stats_.sq_thread_submitted += static_cast<std::uint64_t>(n);
   uring_lock_.unlock();
   return n > 0 || iopoll_.pending();

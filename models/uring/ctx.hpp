@@ -1,9 +1,8 @@
 #pragma once
 // One io_uring instance (struct io_ring_ctx), the facade workloads, devices and tests call. It
-// holds uring_lock, the request pool, the counters and submission, and the ring's pieces: the CQ
-// ring (cq_ring.hpp), the issue paths (issue.hpp, with the poll re-issue rule of
-// poll_reissue.hpp) and IOPOLL (iopoll.hpp).
-#include <deque>
+// holds uring_lock, the request pool and the counters, and the ring's pieces: the CQ ring
+// (cq_ring.hpp), submission (submit.hpp), the issue paths (issue.hpp, with the poll re-issue rule
+// of poll_reissue.hpp) and IOPOLL (iopoll.hpp). It runs io_uring_enter and the SQ thread's pass.
 #include <memory>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "models/uring/issue.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
+#include "models/uring/submit.hpp"
 #include "models/uring/task.hpp"
 #include "models/uring/uring_stats.hpp"
 #include "sim/lock.hpp"
@@ -53,7 +53,7 @@ class IoRingCtx {
   bool iopoll() const { return iopoll_.enabled(); }
   // User space: write an SQE and publish the SQ tail (a spinning SQ thread notices it).
   void sq_push(Request& req);
-  std::size_t sq_pending() const { return sq_ring_.size(); }
+  std::size_t sq_pending() const { return submit_.sq_pending(); }
   // IORING_SQ_NEED_WAKEUP in sq_flags, as user space reads it after a full barrier.
   bool sq_need_wakeup() const { return need_wakeup_; }
   // io_uring_enter(to_submit, min_complete, flags) on such a ring: SQPOLL rings only wake the
@@ -68,7 +68,7 @@ class IoRingCtx {
   // __io_sq_thread: reap polled completions, submit up to `cap` SQEs for `sq_task`. True if it
   // submitted or polled requests are in flight (the thread keeps spinning).
   bool sq_thread_pass(int cap, Task& sq_task);
-  bool sq_thread_has_work() const { return !sq_ring_.empty() || iopoll_.any_done(); }
+  bool sq_thread_has_work() const { return submit_.sq_pending() > 0 || iopoll_.any_done(); }
   bool iopoll_pending() const { return iopoll_.pending(); }
   void set_need_wakeup(bool on) { need_wakeup_ = on; }
 
@@ -101,8 +101,6 @@ class IoRingCtx {
   void final_checks() const;
 
  private:
-  int submit_sqes(int nr, Task& submitter);  // io_submit_sqes from the SQ ring, uring_lock held
-
   KernelConfig k_;
   const UringCosts& c_;
   Task& owner_;
@@ -111,6 +109,7 @@ class IoRingCtx {
   CqRing cq_;
   Iopoll iopoll_;
   IssuePaths issue_;
+  Submitter submit_;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
@@ -119,7 +118,6 @@ class IoRingCtx {
   LatencyBreakdown* breakdown_ = &own_breakdown_;
   bool sqpoll_ = false, need_wakeup_ = false;
   SqThread* sqd_ = nullptr;
-  std::deque<Request*> sq_ring_;
 };
 
 }  // namespace uringsim::models
