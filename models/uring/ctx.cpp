@@ -1,11 +1,10 @@
 #include "models/uring/ctx.hpp"
 
 #include <algorithm>
-#include <limits>
-#include <stdexcept>
 
 #include "models/io/file.hpp"
 #include "models/uring/iowq.hpp"
+#include "models/uring/ring_internal.hpp"
 #include "models/uring/sqpoll.hpp"
 #include "sim/checks.hpp"
 #include "sim/engine.hpp"
@@ -13,44 +12,19 @@
 
 namespace uringsim::models {
 namespace {
-// Deferred completions are flushed when the batch array fills (IO_COMPL_BATCH in 5.15).
-constexpr std::size_t kComplBatch = 32;
-
-// Moves a request to another stage of its latency breakdown at the caller's local time.
-void to_stage(Request& req, Stage s) {
-  LatencyBreakdown::move(req, s, sim::current().local_now_ns());
-}
-
-struct Syms {
-  sim::Label enter = sim::intern("io_uring_enter"), submit = sim::intern("io_submit_sqes"),
-             fget = sim::intern("fget"), arm = sim::intern("io_arm_poll_handler"),
-             wake = sim::intern("io_async_wake"), prep = sim::intern("io_prep_async_work"),
-             post = sim::intern("io_fill_cqe"), app = sim::intern("[app] event loop");
-  sim::Label site_enter = sim::intern("io_uring_enter"),
-             site_flush = sim::intern("io_submit_flush_completions"),
-             site_post = sim::intern("io_req_complete_post"), site_tw = sim::intern("tctx_task_work"),
-             site_overflow = sim::intern("io_cqring_overflow_flush");
-  // Code paths named in the design-review checks.
-  sim::Label path_issue = sim::intern("io_submit_sqes -> io_issue_sqe"),
-             path_tw_issue = sim::intern("io_poll_task_func -> io_issue_sqe"),
-             path_wq_issue = sim::intern("io_wq_submit_work -> io_issue_sqe"),
-             path_wq_block = sim::intern("io_wq_submit_work (blocking issue)"),
-             path_post = sim::intern("io_fill_cqe"), path_end = sim::intern("end of run");
-};
-const Syms& syms() {
-  static const Syms s;
-  return s;
-}
+using ring::rsyms;
+using ring::syms;
 }  // namespace
 
 IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq)
     : k_(k),
       c_(costs),
       owner_(owner),
-      wq_(wq),
       uring_lock_("ctx->uring_lock"),
-      completion_lock_("ctx->completion_lock"),
-      cq_wait_("ctx->cq_wait") {
+      cq_(k_, costs, owner, stats_),
+      iopoll_(costs, cq_, uring_lock_, stats_),
+      issue_(*this, k_, costs, owner, wq, uring_lock_, cq_, iopoll_, stats_),
+      submit_(k_, costs, issue_, cq_, stats_) {
   static std::uint32_t rings_built = 0;  // one simulation per process
   ring_no_ = rings_built++;
 }
@@ -80,220 +54,89 @@ void IoRingCtx::release(Request& req) {
 }
 
 int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
-  auto& self = sim::current();
-  self.charge(c_.syscall, syms().enter);
+  sim::current().charge(c_.syscall, syms().enter);
   if (k_.tw_on_enter) owner_.run();
-  flush_overflow();
-  const std::size_t n = std::min<std::size_t>(sqes.size(), static_cast<std::size_t>(k_.sq_entries));
-  if (n > 0) {
+  cq_.flush_overflow();
+  int n = 0;
+  if (!sqes.empty()) {
     uring_lock_.lock(syms().site_enter);
-    for (std::size_t i = 0; i < n; ++i) {
-      Request& req = *sqes[i];
-      self.charge(c_.sqe_submit, syms().submit);
-      if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
-      ++stats_.sqes_submitted;
-      to_stage(req, Stage::Issue);
-      trace_step(req, 's', op_name(req.op));
-      queue_sqe(req);
-    }
-    flush_completions();
+    std::size_t next = 0;
+    n = submit_.submit_sqes(static_cast<int>(sqes.size()), owner_,
+                            [&]() -> Request* { return next < sqes.size() ? sqes[next++] : nullptr; });
     uring_lock_.unlock();
-    sqes.erase(sqes.begin(), sqes.begin() + static_cast<std::ptrdiff_t>(n));
+    sqes.erase(sqes.begin(), sqes.begin() + n);
   }
-  if (min_complete > 0) cqring_wait(min_complete);
+  if (min_complete > 0) cq_.wait(min_complete);
   owner_.run();  // task_work runs again on the way back to user space
-  return static_cast<int>(n);
+  return n;
 }
 
 bool IoRingCtx::pop_cqe(Cqe& out) {
-  if (cq_.empty()) return false;
-  out = cq_.front();
-  cq_.pop_front();
+  if (!cq_.pop(out)) return false;
   const auto& e = sim::Engine::get();
   breakdown_->finish(*out.req, sim::current().local_now_ns(), e.window_start_ns(), e.window_end_ns());
   return true;
 }
 
-void IoRingCtx::queue_sqe(Request& req) {
-  if (req.force_async) {
-    queue_async_work(req);  // IOSQE_ASYNC: no inline attempt
-    return;
-  }
-  issue_inline(req);
+void IoRingCtx::sq_push(Request& req) {
+  submit_.sq_push(req);
+  if (sqd_) sqd_->kick();
 }
 
-void IoRingCtx::issue_inline(Request& req) {
-  if (req.file->issue_async(req)) {     // -EIOCBQUEUED: the drive has it
-    to_stage(req, Stage::NetOrDevice);  // for polled I/O, until a poller reaps it
-    if (iopoll_) iopoll_list_.push_back(&req);
-    return;
-  }
-  if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer,
-                     owner_in_tw_ ? syms().path_tw_issue : syms().path_issue)) {
-    ++stats_.inline_completed;
-    complete_deferred(req);
-    return;
-  }
-  if (!req.file->pollable()) {
-    ++stats_.punt_non_pollable;
-    queue_async_work(req);
-    return;
-  }
-  switch (arm_poll(req)) {
-    case Apoll::Ok:
-      return;
-    case Apoll::Ready:
-      if (k_.apoll_ready == ApollReady::Inline)
-        issue_inline(req);  // 5.15: goto issue_sqe
-      else {
-        to_stage(req, Stage::TaskWorkDelay);
-        owner_.add(this, [this, &req] { poll_task_func(req); });  // 5.16+: io_req_task_queue
+int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
+  sim::current().charge(c_.syscall, syms().enter);
+  if (k_.tw_on_enter) owner_.run();
+  cq_.flush_overflow();
+  int ret = 0;
+  if (sqpoll_) {
+    if ((flags & kEnterSqWakeup) && sqd_) {
+      ++stats_.sq_wakeup_enters;
+      sqd_->wake();
+      // Seed 001 (never merged): the waker submits a few SQEs itself, after the wake, unless the
+      // ring polls for completions.
+      if (k_.sq_deputy && (!iopoll() || k_.sq_deputy_under_iopoll) && to_submit > 0) {
+        ++stats_.deputy_calls;
+        uring_lock_.lock(rsyms().site_deputy);
+        const int n = submit_.submit_from_sq_ring(std::min(to_submit, k_.sq_submit_cap), owner_);
+        stats_.deputy_submitted += static_cast<std::uint64_t>(n);
+        uring_lock_.unlock();
       }
-      return;
-    case Apoll::Aborted:
-      queue_async_work(req);
-      return;
-  }
-}
-
-void IoRingCtx::queue_async_work(Request& req) {
-  sim::current().charge(c_.iowq_prep, syms().prep);
-  req.wq_concurrent = req.force_async;
-  req.wq_unbound = req.file->pollable();  // sockets and pipes: unbound_nonreg_file
-  const std::uint32_t h = req.file->hash_key(req.op);
-  req.wq_hashed = h != 0;
-  req.wq_hash = h;
-  ++stats_.punted;
-  to_stage(req, Stage::IoWqQueue);
-  trace_step(req, 't', "punt to io-wq");
-  wq_.enqueue(req);
-}
-
-IoRingCtx::Apoll IoRingCtx::arm_poll(Request& req) {
-  // 5.15 refuses to poll a request twice (REQ_F_POLLED): a spurious wake-up punts it to io-wq.
-  if (k_.poll_once && req.polled) return Apoll::Aborted;
-  sim::current().charge(c_.poll_arm, syms().arm);
-  req.polled = true;
-  if (req.file->poll_ready(req)) {
-    ++stats_.poll_ready_at_arm;
-    return Apoll::Ready;
-  }
-  ++stats_.poll_armed;
-  to_stage(req, Stage::PollWait);
-  trace_step(req, 't', "poll armed");
-  req.file->add_poll(req);
-  return Apoll::Ok;
-}
-
-void IoRingCtx::poll_wake(Request& req) {
-  sim::current().charge(c_.poll_wake, syms().wake);
-  ++stats_.poll_woken;
-  to_stage(req, Stage::TaskWorkDelay);
-  owner_.add(this, [this, &req] { poll_task_func(req); });
-}
-
-void IoRingCtx::poll_task_func(Request& req) {
-  // Runs in the owner's task_work with uring_lock held: a fresh non-blocking issue.
-  const Task& t = req.task ? *req.task : owner_;
-  if (&sim::current() != &t.thread())
-    sim::report_violation("wrong_context", syms().path_tw_issue, req.id,
-                          "task_work of " + t.thread().name() + " run by another thread");
-  to_stage(req, Stage::Issue);
-  if (req.force_async && k_.forced_reissue_iowq) {  // io_req_task_submit -> io_queue_iowq
-    trace_step(req, 't', "task_work: back to io-wq");
-    ++stats_.reissued_to_iowq;
-    queue_async_work(req);
-    return;
-  }
-  trace_step(req, 't', "task_work re-issue");
-  issue_inline(req);
-}
-
-void IoRingCtx::tw_begin() {
-  if (!owner_in_tw_) {
-    uring_lock_.lock(syms().site_tw);
-    owner_in_tw_ = true;
-  }
-}
-
-void IoRingCtx::tw_end() {
-  if (owner_in_tw_) {
-    flush_completions();
-    owner_in_tw_ = false;
+    }
+    ret = to_submit;  // SQPOLL: io_uring_enter returns to_submit
+  } else if (to_submit > 0) {
+    uring_lock_.lock(syms().site_enter);
+    ret = submit_.submit_from_sq_ring(to_submit, owner_);
     uring_lock_.unlock();
   }
-}
-
-void IoRingCtx::io_wq_submit_work(Request& req, BlockHooks& worker) {
-  // Hybrid (5.16+): a forced-async request on a pollable file is first tried without blocking;
-  // on -EAGAIN the worker arms poll and is free; task_work re-issues the request later.
-  // HybridV1 (the first posting, seed 004) issues with NONBLOCK alone, which in its era also says
-  // "uring_lock is held" — and the worker does not hold it.
-  const bool hybrid = k_.async_mode == AsyncMode::Hybrid || k_.async_mode == AsyncMode::HybridV1;
-  if (hybrid && req.force_async && req.file->pollable()) {
-    const unsigned flags =
-        k_.async_mode == AsyncMode::HybridV1 ? kIssueNonblock : (kIssueNonblock | kIssueUnlocked);
-    if (issue_nonblock(req, flags, syms().path_wq_issue)) {
-      complete_post(req);
-      return;
-    }
-    switch (arm_poll(req)) {
-      case Apoll::Ok:
-        return;
-      case Apoll::Ready:
-      case Apoll::Aborted:
-        break;  // fall back to a blocking issue
-    }
+  if ((flags & kEnterGetEvents) && min_complete > 0) {
+    if (iopoll() && !sqpoll_)
+      iopoll_.check(min_complete);
+    else
+      cq_.wait(min_complete);
   }
-  const bool had_data = req.file->poll_ready(req);
-  if (!had_data) ++stats_.worker_blocked;
-  // A blocking issue may sleep: never under a spinlock, and never holding uring_lock (the
-  // submitter would stall behind a worker asleep in a recv).
-  sim::require_may_sleep(syms().path_wq_block, req.id);
-  sim::require_not_held(uring_lock_, syms().path_wq_block, req.id);
-  req.file->issue_blocking(req, &worker);
-  complete_post(req);
+  owner_.run();
+  return ret;
 }
 
-void IoRingCtx::io_wq_cancel(Request& req) {
-  // io_run_cancel -> io_req_task_queue_fail: the failure is posted from the owner's task_work.
-  ++stats_.iowq_cancelled;
-  to_stage(req, Stage::TaskWorkDelay);
-  trace_step(req, 't', "cancelled in io-wq");
-  owner_.add(this, [this, &req] {
-    req.result = kECanceled;
-    complete_deferred(req);
-  });
+void IoRingCtx::iopoll_device_done(Request& req) {
+  (void)req;
+  if (sqd_)
+    sqd_->kick();  // the SQ thread is the poller
+  else
+    iopoll_.device_done();
 }
 
-void IoRingCtx::complete_deferred(Request& req) {
-  compl_batch_.push_back(&req);
-  if (compl_batch_.size() >= kComplBatch) flush_completions();
-}
-
-void IoRingCtx::flush_completions() {
-  if (compl_batch_.empty()) return;
-  completion_lock_.lock(syms().site_flush);
-  for (Request* r : compl_batch_) post_cqe(*r);
-  completion_lock_.unlock();
-  compl_batch_.clear();
-  cq_ev_posted();
-}
-
-void IoRingCtx::complete_post(Request& req) {
-  ++stats_.iowq_completed;
-  completion_lock_.lock(syms().site_post);
-  LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
-  post_cqe(req);
-  completion_lock_.unlock();
-  cq_ev_posted();
-}
-
-bool IoRingCtx::issue_nonblock(Request& req, unsigned flags, sim::Label path) {
-  // The op's code trusts the flags: if they say uring_lock is held, it touches ring state that
-  // uring_lock protects (provided buffers, the deferred-completion batch) without taking it.
-  if (claims_uring_lock(flags)) sim::require_held(uring_lock_, path, req.id);
-  return req.file->try_issue(req);
+bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
+  const int to_submit =
+      static_cast<int>(std::min<std::size_t>(submit_.sq_pending(), static_cast<std::size_t>(cap)));
+  if (to_submit == 0 && !iopoll_.pending()) return false;
+  uring_lock_.lock(rsyms().site_sq);
+  if (iopoll_.pending()) iopoll_.reap();
+  int n = 0;
+  if (to_submit > 0) n = submit_.submit_from_sq_ring(to_submit, sq_task);
+  stats_.sq_thread_submitted += static_cast<std::uint64_t>(n);
+  uring_lock_.unlock();
+  return n > 0 || iopoll_.pending();
 }
 
 void IoRingCtx::final_checks() const {
@@ -311,232 +154,6 @@ void IoRingCtx::final_checks() const {
                 " requests are still owned by a kernel path";
     sim::Engine::get().checks().add(std::move(v));
   }
-}
-
-void IoRingCtx::post_cqe(Request& req) {
-  if (req.clock.stage == Stage::CqWait)
-    sim::report_violation("cqe_twice", syms().path_post, req.id, "a second CQE for the same request");
-  sim::current().charge(c_.cqe_post, syms().post);
-  ++stats_.cqes_posted;
-  to_stage(req, Stage::CqWait);
-  trace_step(req, 'f', "CQE");
-  const Cqe cqe{req.user_data, req.result, &req};
-  // A full CQ never loses a completion: it waits on the overflow list, in order.
-  if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {
-    ++stats_.cq_overflowed;
-    overflow_.push_back(cqe);
-  } else {
-    cq_.push_back(cqe);
-  }
-}
-
-void IoRingCtx::flush_overflow() {
-  if (overflow_.empty()) return;
-  completion_lock_.lock(syms().site_overflow);
-  while (!overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries)) {
-    cq_.push_back(overflow_.front());
-    overflow_.pop_front();
-  }
-  completion_lock_.unlock();
-}
-
-void IoRingCtx::cq_ev_posted() {
-  if (cq_spinner_) {  // user space spinning on the CQ tail sees it
-    sim::Thread* t = cq_spinner_;
-    cq_spinner_ = nullptr;
-    t->unpark();
-  }
-  // io_wake_function: the waiter is woken only once enough CQEs are there.
-  if (cq_wait_nr_ > 0 && static_cast<int>(cq_.size() + overflow_.size()) >= cq_wait_nr_ && !cq_wait_.empty())
-    cq_wait_.wake_all();
-}
-
-void IoRingCtx::cqring_wait(int min_complete) {
-  for (;;) {
-    owner_.run();
-    flush_overflow();
-    if (static_cast<int>(cq_.size()) >= min_complete) break;
-    // Completions are stuck in the overflow list behind a full CQ: the kernel returns -EBUSY
-    // instead of waiting for events that cannot be posted until the application reaps.
-    if (!overflow_.empty()) break;
-    cq_wait_nr_ = min_complete;
-    owner_.sleeping_on(&cq_wait_);
-    cq_wait_.wait();
-    owner_.sleeping_on(nullptr);
-    cq_wait_nr_ = 0;
-  }
-}
-
-}  // namespace uringsim::models
-
-// --- SQ-ring paths: SQPOLL, IOPOLL, the deputy (docs/models/sqpoll.md) ---
-namespace uringsim::models {
-namespace {
-struct RingSyms {
-  sim::Label iopoll = sim::intern("io_do_iopoll"), iopoll_spin = sim::intern("io_iopoll_check (spin)"),
-             user_spin = sim::intern("[app] reap spin (CQ)"), complete = sim::intern("io_complete_rw"),
-             sq_push = sim::intern("[app] io_uring SQ write");
-  sim::Label site_deputy = sim::intern("io_uring_enter (SQ deputy)"), site_sq = sim::intern("io_sq_thread"),
-             site_iopoll = sim::intern("io_iopoll_check");
-};
-const RingSyms& rsyms() {
-  static const RingSyms s;
-  return s;
-}
-constexpr sim::TimeNs kForever = std::numeric_limits<double>::infinity();
-}  // namespace
-
-void IoRingCtx::sq_push(Request& req) {
-  // The SQE becomes visible at the application's own time, not at the clock of its pending work.
-  sim::current().flush();
-  sq_ring_.push_back(&req);
-  if (sqd_) sqd_->kick();
-}
-
-int IoRingCtx::submit_sqes(int nr, Task& submitter) {
-  auto& self = sim::current();
-  int n = 0;
-  while (n < nr && !sq_ring_.empty() && n < k_.sq_entries) {
-    Request& req = *sq_ring_.front();
-    sq_ring_.pop_front();
-    self.charge(c_.sqe_submit, syms().submit);
-    if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
-    req.task = &submitter;
-    ++stats_.sqes_submitted;
-    to_stage(req, Stage::Issue);
-    trace_step(req, 's', op_name(req.op));
-    queue_sqe(req);
-    ++n;
-  }
-  flush_completions();
-  return n;
-}
-
-int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
-  auto& self = sim::current();
-  self.charge(c_.syscall, syms().enter);
-  if (k_.tw_on_enter) owner_.run();
-  flush_overflow();
-  int ret = 0;
-  if (sqpoll_) {
-    if ((flags & kEnterSqWakeup) && sqd_) {
-      ++stats_.sq_wakeup_enters;
-      sqd_->wake();
-      // Seed 001 (never merged): the waker submits a few SQEs itself, after the wake, unless the
-      // ring polls for completions.
-      if (k_.sq_deputy && (!iopoll_ || k_.sq_deputy_under_iopoll) && to_submit > 0) {
-        ++stats_.deputy_calls;
-        uring_lock_.lock(rsyms().site_deputy);
-        const int n = submit_sqes(std::min(to_submit, k_.sq_submit_cap), owner_);
-        stats_.deputy_submitted += static_cast<std::uint64_t>(n);
-        uring_lock_.unlock();
-      }
-    }
-    ret = to_submit;  // SQPOLL: io_uring_enter returns to_submit
-  } else if (to_submit > 0) {
-    uring_lock_.lock(syms().site_enter);
-    ret = submit_sqes(to_submit, owner_);
-    uring_lock_.unlock();
-  }
-  if ((flags & kEnterGetEvents) && min_complete > 0) {
-    if (iopoll_ && !sqpoll_)
-      iopoll_check(min_complete);
-    else
-      cqring_wait(min_complete);
-  }
-  owner_.run();
-  return ret;
-}
-
-void IoRingCtx::spin_for_cqes(std::size_t min) {
-  auto& self = sim::current();
-  while (cq_.size() < min) {
-    if (owner_.pending()) {  // TIF_NOTIFY_SIGNAL: into the kernel to run it, then back
-      owner_.run();
-      continue;
-    }
-    cq_spinner_ = &self;
-    owner_.set_kick([this, &self] {
-      if (cq_spinner_ != &self) return;
-      cq_spinner_ = nullptr;
-      self.unpark();
-    });
-    self.spin_for_ns(kForever, rsyms().user_spin);
-    cq_spinner_ = nullptr;
-    owner_.set_kick(nullptr);
-  }
-}
-
-bool IoRingCtx::iopoll_any_done() const {
-  return std::any_of(iopoll_list_.begin(), iopoll_list_.end(),
-                     [](const Request* r) { return r->iopoll_done; });
-}
-
-int IoRingCtx::do_iopoll() {
-  auto& self = sim::current();
-  self.charge(c_.iopoll_pass, rsyms().iopoll);
-  ++stats_.iopoll_passes;
-  int n = 0;
-  for (auto it = iopoll_list_.begin(); it != iopoll_list_.end();) {
-    Request& req = **it;
-    if (!req.iopoll_done) {
-      ++it;
-      continue;
-    }
-    it = iopoll_list_.erase(it);
-    self.charge(c_.rw_complete, rsyms().complete);
-    ++stats_.iopoll_reaped;
-    ++n;
-    complete_deferred(req);
-  }
-  flush_completions();
-  return n;
-}
-
-void IoRingCtx::iopoll_check(int min_complete) {
-  auto& self = sim::current();
-  for (;;) {
-    uring_lock_.lock(rsyms().site_iopoll);
-    do_iopoll();
-    uring_lock_.unlock();
-    if (static_cast<int>(cq_.size()) >= min_complete || iopoll_list_.empty()) return;
-    // Nothing found: poll again; a pass can only find something once the drive has completed it.
-    iopoll_spinner_ = &self;
-    if (!iopoll_any_done()) self.spin_for_ns(kForever, rsyms().iopoll_spin);
-    iopoll_spinner_ = nullptr;
-  }
-}
-
-void IoRingCtx::iopoll_device_done(Request& req) {
-  (void)req;
-  if (sqd_) {
-    sqd_->kick();
-  } else if (iopoll_spinner_) {
-    sim::Thread* t = iopoll_spinner_;
-    iopoll_spinner_ = nullptr;
-    t->unpark();
-  }
-}
-
-void IoRingCtx::rw_complete_irq(Request& req) {
-  sim::current().charge(c_.rw_complete, rsyms().complete);
-  ++stats_.irq_completions;
-  to_stage(req, Stage::TaskWorkDelay);
-  Task* t = req.task ? req.task : &owner_;
-  t->add(this, [this, &req] { complete_deferred(req); });
-}
-
-bool IoRingCtx::sq_thread_pass(int cap, Task& sq_task) {
-  const int to_submit =
-      static_cast<int>(std::min<std::size_t>(sq_ring_.size(), static_cast<std::size_t>(cap)));
-  if (to_submit == 0 && iopoll_list_.empty()) return false;
-  uring_lock_.lock(rsyms().site_sq);
-  if (!iopoll_list_.empty()) do_iopoll();
-  int n = 0;
-  if (to_submit > 0) n = submit_sqes(to_submit, sq_task);
-  stats_.sq_thread_submitted += static_cast<std::uint64_t>(n);
-  uring_lock_.unlock();
-  return n > 0 || !iopoll_list_.empty();
 }
 
 nlohmann::json IoRingCtx::to_json() const {

@@ -1,19 +1,23 @@
 #pragma once
-// One io_uring instance (struct io_ring_ctx): the rings, uring_lock and completion_lock, and the
-// request paths — submission, inline non-blocking issue, async poll, punt to io-wq, io-wq issue,
-// task_work re-issue, CQE posting (with the overflow list) and waiting for completions.
-#include <deque>
+// One io_uring instance (struct io_ring_ctx), the facade workloads, devices and tests call. It
+// holds uring_lock, the request pool and the counters, and the ring's pieces: the CQ ring
+// (cq_ring.hpp), submission (submit.hpp), the issue paths (issue.hpp, with the poll re-issue rule
+// of poll_reissue.hpp) and IOPOLL (iopoll.hpp). It runs io_uring_enter and the SQ thread's pass.
 #include <memory>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "models/uring/breakdown.hpp"
+#include "models/uring/cq_ring.hpp"
+#include "models/uring/iopoll.hpp"
+#include "models/uring/issue.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
+#include "models/uring/submit.hpp"
 #include "models/uring/task.hpp"
+#include "models/uring/uring_stats.hpp"
 #include "sim/lock.hpp"
-#include "sim/waitqueue.hpp"
 
 namespace uringsim::models {
 
@@ -21,31 +25,9 @@ class IoWq;
 class BlockHooks;
 class SqThread;
 
-// Issue flags (io_issue_sqe's issue_flags). What NONBLOCK also claims depends on the era
-// (KernelConfig::issue_flags_split): the lock context of the issue path is checked against it.
-constexpr unsigned kIssueNonblock = 1u << 0;       // IO_URING_F_NONBLOCK
-constexpr unsigned kIssueCompleteDefer = 1u << 1;  // IO_URING_F_COMPLETE_DEFER (needs uring_lock)
-constexpr unsigned kIssueUnlocked = 1u << 2;       // IO_URING_F_UNLOCKED (5.16+)
-
 // io_uring_enter flags (the ones modelled).
 constexpr unsigned kEnterGetEvents = 1u << 0;  // IORING_ENTER_GETEVENTS
 constexpr unsigned kEnterSqWakeup = 1u << 1;   // IORING_ENTER_SQ_WAKEUP
-
-struct Cqe {
-  std::uint64_t user_data;
-  int result;
-  Request* req;  // freed by the application after it has read the CQE (release())
-};
-
-struct UringStats {
-  std::uint64_t sqes_submitted = 0, cqes_posted = 0, cq_overflowed = 0;
-  std::uint64_t inline_completed = 0, poll_armed = 0, poll_ready_at_arm = 0, poll_woken = 0;
-  std::uint64_t punted = 0, punt_non_pollable = 0, reissued_to_iowq = 0, iowq_completed = 0,
-                worker_blocked = 0, iowq_cancelled = 0;
-  // SQ-ring (SQPOLL / IOPOLL) paths
-  std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
-  std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
-};
 
 class IoRingCtx {
  public:
@@ -59,19 +41,19 @@ class IoRingCtx {
   // (removing them from the vector) and waits for min_complete CQEs. Returns the number submitted.
   int enter(std::vector<Request*>& sqes, int min_complete);
   bool pop_cqe(Cqe& out);  // user space: read the next CQE (advances the CQ head)
-  std::size_t cq_ready() const { return cq_.size(); }
+  std::size_t cq_ready() const { return cq_.ready(); }
 
   // --- rings whose SQEs user space writes into the SQ ring (SQPOLL and/or IOPOLL set up) ---
   void setup(bool sqpoll, bool iopoll) {
     sqpoll_ = sqpoll;
-    iopoll_ = iopoll;
+    iopoll_.set_enabled(iopoll);
   }
   void attach_sq_thread(SqThread* sqd) { sqd_ = sqd; }
   bool sqpoll() const { return sqpoll_; }
-  bool iopoll() const { return iopoll_; }
+  bool iopoll() const { return iopoll_.enabled(); }
   // User space: write an SQE and publish the SQ tail (a spinning SQ thread notices it).
   void sq_push(Request& req);
-  std::size_t sq_pending() const { return sq_ring_.size(); }
+  std::size_t sq_pending() const { return submit_.sq_pending(); }
   // IORING_SQ_NEED_WAKEUP in sq_flags, as user space reads it after a full barrier.
   bool sq_need_wakeup() const { return need_wakeup_; }
   // io_uring_enter(to_submit, min_complete, flags) on such a ring: SQPOLL rings only wake the
@@ -80,26 +62,26 @@ class IoRingCtx {
   int enter_ring(int to_submit, int min_complete, unsigned flags);
   // User space busy-waits until `min` CQEs are ready (fio's reap loop on SQPOLL rings never
   // enters the kernel); task_work signalled to the task runs on the way back to user space.
-  void spin_for_cqes(std::size_t min);
+  void spin_for_cqes(std::size_t min) { cq_.spin(min); }
 
   // --- the SQ thread (io_sq_thread) ---
   // __io_sq_thread: reap polled completions, submit up to `cap` SQEs for `sq_task`. True if it
   // submitted or polled requests are in flight (the thread keeps spinning).
   bool sq_thread_pass(int cap, Task& sq_task);
-  bool sq_thread_has_work() const { return !sq_ring_.empty() || iopoll_any_done(); }
-  bool iopoll_pending() const { return !iopoll_list_.empty(); }
+  bool sq_thread_has_work() const { return submit_.sq_pending() > 0 || iopoll_.any_done(); }
+  bool iopoll_pending() const { return iopoll_.pending(); }
   void set_need_wakeup(bool on) { need_wakeup_ = on; }
 
   // --- the drive's completions ---
   void iopoll_device_done(Request& req);  // a polled command is done (drive context): tell the poller
-  void rw_complete_irq(Request& req);     // interrupt context: complete through the task's task_work
+  void rw_complete_irq(Request& req) { issue_.rw_complete_irq(req); }  // interrupt context
 
   // --- kernel paths used by other components ---
-  void poll_wake(Request& req);                              // a file's wake callback (waker's context)
-  void io_wq_submit_work(Request& req, BlockHooks& worker);  // run by an io-wq worker
-  void io_wq_cancel(Request& req);  // io-wq took the work back unrun: fail it with -ECANCELED
-  void tw_begin();                  // task_work batch on this ring: take uring_lock
-  void tw_end();                    // flush deferred completions, unlock
+  void poll_wake(Request& req) { issue_.poll_wake(req); }  // a file's wake callback (waker's context)
+  void io_wq_submit_work(Request& req, BlockHooks& worker) { issue_.io_wq_submit_work(req, worker); }
+  void io_wq_cancel(Request& req) { issue_.io_wq_cancel(req); }  // fail it with -ECANCELED
+  void tw_begin() { issue_.tw_begin(); }  // task_work batch on this ring: take uring_lock
+  void tw_end() { issue_.tw_end(); }      // flush deferred completions, unlock
 
   const UringStats& stats() const { return stats_; }
   // A request's id on the timeline: request ids count per ring, flows need one id per request of
@@ -111,7 +93,7 @@ class IoRingCtx {
   // group): one stream in completion order, so the p99 tail is that of all of them.
   void share_breakdown_of(const IoRingCtx& other) { breakdown_ = other.breakdown_; }
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
-  std::size_t overflow_len() const { return overflow_.size(); }
+  std::size_t overflow_len() const { return cq_.overflow_len(); }
   Task& owner() { return owner_; }
   const KernelConfig& kernel() const { return k_; }
 
@@ -119,54 +101,23 @@ class IoRingCtx {
   void final_checks() const;
 
  private:
-  // Does an issue with these flags assume uring_lock is held? (seed 004)
-  bool claims_uring_lock(unsigned flags) const {
-    return k_.issue_flags_split ? !(flags & kIssueUnlocked) : (flags & kIssueNonblock) != 0;
-  }
-  // io_issue_sqe for a non-blocking attempt: checks the lock context the flags claim, then tries.
-  bool issue_nonblock(Request& req, unsigned flags, sim::Label path);
-  void queue_sqe(Request& req);
-  void issue_inline(Request& req);  // NONBLOCK | COMPLETE_DEFER, holding uring_lock
-  void queue_async_work(Request& req);
-  enum class Apoll { Ok, Ready, Aborted };
-  Apoll arm_poll(Request& req);
-  void poll_task_func(Request& req);
-  void complete_deferred(Request& req);
-  void flush_completions();
-  void complete_post(Request& req);  // io-wq completion: lock, post, unlock, wake
-  void post_cqe(Request& req);       // under completion_lock
-  void cq_ev_posted();
-  void flush_overflow();
-  void cqring_wait(int min_complete);
-  int submit_sqes(int nr, Task& submitter);  // io_submit_sqes from the SQ ring, uring_lock held
-  int do_iopoll();                           // io_do_iopoll, uring_lock held
-  void iopoll_check(int min_complete);       // GETEVENTS on an IOPOLL ring without SQPOLL
-  bool iopoll_any_done() const;
-
   KernelConfig k_;
   const UringCosts& c_;
   Task& owner_;
-  IoWq& wq_;
-  sim::Mutex uring_lock_;
-  sim::SpinLock completion_lock_;
-  std::deque<Cqe> cq_, overflow_;
-  std::vector<Request*> compl_batch_;
-  sim::WaitQueue cq_wait_;
-  int cq_wait_nr_ = 0;
-  bool owner_in_tw_ = false;
+  sim::Mutex uring_lock_;  // built before the CQ ring's completion_lock: locks register in order
+  UringStats stats_;
+  CqRing cq_;
+  Iopoll iopoll_;
+  IssuePaths issue_;
+  Submitter submit_;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
   std::uint32_t ring_no_ = 0;
-  UringStats stats_;
   LatencyBreakdown own_breakdown_;
   LatencyBreakdown* breakdown_ = &own_breakdown_;
-  bool sqpoll_ = false, iopoll_ = false, need_wakeup_ = false;
+  bool sqpoll_ = false, need_wakeup_ = false;
   SqThread* sqd_ = nullptr;
-  std::deque<Request*> sq_ring_;
-  std::vector<Request*> iopoll_list_;
-  sim::Thread* iopoll_spinner_ = nullptr;  // the task spinning in io_iopoll_check
-  sim::Thread* cq_spinner_ = nullptr;      // user space spinning on the CQ
 };
 
 }  // namespace uringsim::models

@@ -20,6 +20,8 @@ enum class IoWqLock { Global, Split };
 struct KernelConfig {
   std::string era;
   AsyncMode async_mode = AsyncMode::Hybrid;
+  // These two pick the ring's PollReissue (poll_reissue.hpp): what a poll that fires, or is found
+  // ready as it is armed, does with its request.
   ApollReady apoll_ready = ApollReady::TaskWork;
   // io_req_task_submit obeys REQ_F_FORCE_ASYNC (6.3+): a poll-woken IOSQE_ASYNC request goes back
   // to io-wq instead of being issued in the task's task_work.

@@ -1,0 +1,136 @@
+#include "models/uring/cq_ring.hpp"
+
+#include <limits>
+
+#include "models/uring/ring_internal.hpp"
+#include "models/uring/task.hpp"
+#include "sim/checks.hpp"
+#include "sim/thread.hpp"
+
+namespace uringsim::models {
+namespace {
+// Deferred completions are flushed when the batch array fills (IO_COMPL_BATCH in 5.15).
+constexpr std::size_t kComplBatch = 32;
+constexpr sim::TimeNs kForever = std::numeric_limits<double>::infinity();
+using ring::rsyms;
+using ring::syms;
+}  // namespace
+
+CqRing::CqRing(const KernelConfig& k, const UringCosts& costs, Task& owner, UringStats& stats)
+    : k_(k),
+      c_(costs),
+      owner_(owner),
+      stats_(stats),
+      completion_lock_("ctx->completion_lock"),
+      cq_wait_("ctx->cq_wait") {}
+
+void CqRing::complete_deferred(Request& req) {
+  batch_.push_back(&req);
+  if (batch_.size() >= kComplBatch) flush_completions();
+}
+
+void CqRing::flush_completions() {
+  if (batch_.empty()) return;
+  completion_lock_.lock(syms().site_flush);
+  for (Request* r : batch_) post(*r);
+  completion_lock_.unlock();
+  batch_.clear();
+  ev_posted();
+}
+
+void CqRing::complete_post(Request& req) {
+  completion_lock_.lock(syms().site_post);
+  LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
+  post(req);
+  completion_lock_.unlock();
+  ev_posted();
+}
+
+void CqRing::post(Request& req) {
+  if (req.clock.stage == Stage::CqWait)
+    sim::report_violation("cqe_twice", syms().path_post, req.id, "a second CQE for the same request");
+  sim::current().charge(c_.cqe_post, syms().post);
+  ++stats_.cqes_posted;
+  ring::to_stage(req, Stage::CqWait);
+  trace_step(req, 'f', "CQE");
+  const Cqe cqe{req.user_data, req.result, &req};
+  // A full CQ never loses a completion: it waits on the overflow list, in order.
+  if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {
+    ++stats_.cq_overflowed;
+    overflow_.push_back(cqe);
+  } else {
+    cq_.push_back(cqe);
+  }
+}
+
+void CqRing::flush_overflow() {
+  if (overflow_.empty()) return;
+  completion_lock_.lock(syms().site_overflow);
+  while (!overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries)) {
+    cq_.push_back(overflow_.front());
+    overflow_.pop_front();
+  }
+  completion_lock_.unlock();
+}
+
+bool CqRing::pop(Cqe& out) {
+  if (cq_.empty()) return false;
+  out = cq_.front();
+  cq_.pop_front();
+  return true;
+}
+
+void CqRing::ev_posted() {
+  if (spinner_) {  // user space spinning on the CQ tail sees it
+    sim::Thread* t = spinner_;
+    spinner_ = nullptr;
+    t->unpark();
+  }
+  if (should_wake() && !cq_wait_.empty()) cq_wait_.wake_all();
+}
+
+bool CqRing::should_wake() const {
+  // The waiter is woken only once enough CQEs are there, counting those on the overflow list.
+  return wait_nr_ > 0 && static_cast<int>(cq_.size() + overflow_.size()) >= wait_nr_;
+}
+
+bool CqRing::wait_done(int min_complete) const {
+  if (static_cast<int>(cq_.size()) >= min_complete) return true;
+  // Completions are stuck in the overflow list behind a full CQ: the kernel returns -EBUSY
+  // instead of waiting for events that cannot be posted until the application reaps.
+  return !overflow_.empty();
+}
+
+void CqRing::wait(int min_complete) {
+  for (;;) {
+    owner_.run();
+    flush_overflow();
+    if (wait_done(min_complete)) break;
+    wait_nr_ = min_complete;
+    owner_.sleeping_on(&cq_wait_);  // a task_work add wakes the sleep too (TWA_SIGNAL)
+    cq_wait_.wait();
+    owner_.sleeping_on(nullptr);
+    wait_nr_ = 0;
+  }
+}
+
+void CqRing::spin(std::size_t min) {
+  auto& self = sim::current();
+  while (cq_.size() < min) {
+    if (owner_.pending()) {  // TIF_NOTIFY_SIGNAL: into the kernel to run it, then back
+      owner_.run();
+      continue;
+    }
+    spinner_ = &self;
+    owner_.set_kick([this, &self] {
+      if (spinner_ != &self) return;
+      spinner_ = nullptr;
+      self.unpark();
+    });
+    self.spin_for_ns(kForever, rsyms().user_spin);
+    spinner_ = nullptr;
+    owner_.set_kick(nullptr);
+  }
+}
+
+}  // namespace uringsim::models
