@@ -12,6 +12,7 @@
 #include "analysis/metrics.hpp"
 #include "models/model.hpp"
 #include "models/uring/era.hpp"
+#include "models/uring/task.hpp"
 #include "sim/engine.hpp"
 #include "sim/lock.hpp"
 
@@ -68,6 +69,32 @@ nlohmann::json cpu_section(const sim::Engine& e) {
   j["by_thread"] = nlohmann::json::object();
   for (const auto& [comm, c] : by_comm) j["by_thread"][comm + "_pct"] = 100.0 * c / window_cycles;
   return j;
+}
+
+// Events per request completed in the window, as `uringsim host` reports them: context switches
+// of every thread but the local clients (the host counts the ring's threads and io-wq's), IPIs
+// that kick a task running task_work's way (the host counts the machine's reschedule and
+// function-call IPIs), and task_work runs.
+nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& results) {
+  std::uint64_t switches = 0, ipis = 0, runs = 0;
+  auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
+  for (const auto& t : e.threads()) {
+    if (!t->accounted()) continue;
+    const auto w = t->window_counts_by_symbol();
+    if (t->comm() != "client") switches += at(w, sim::sym::schedule());
+    ipis += at(w, models::task_work_ipi_label());
+    runs += at(w, models::task_work_run_label());
+  }
+  const double n = results.at("window").at("completions").get<double>();
+  auto per = [n](std::uint64_t c) {
+    return n > 0 ? nlohmann::json(static_cast<double>(c) / n) : nlohmann::json(nullptr);
+  };
+  nlohmann::json out;
+  out["per_request"] = {
+      {"context_switches", per(switches)}, {"ipis", per(ipis)}, {"task_work_runs", per(runs)}};
+  out["per_request_totals"] = {
+      {"requests", n}, {"context_switches", switches}, {"ipis", ipis}, {"task_work_runs", runs}};
+  return out;
 }
 
 // CPU cycles by (command, symbol) in the window, as shares of all busy cycles: what `perf report
@@ -236,6 +263,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
   r["profile"] = profile_section(engine);
+  r.update(per_request_section(engine, r));
   model->final_checks();
   model->report(r);
 

@@ -37,6 +37,7 @@ void switch_in_after_sleep() {
   // The scheduling delay of a wake-up, not a sleep of its own: not checked (the sleep was).
   self.off_cpu_ns(c.wakeup_latency_ns + (late > 0 ? late : 0));
   self.charge(c.context_switch_cycles, sym::schedule());
+  self.count(sym::schedule());
 }
 
 void sleep_until_woken(Label path) {

@@ -241,7 +241,10 @@ void Thread::wait_dispatch() {
   }
   engine_.scheduler().started_running(*this, engine_.clock_ns());
   last_tick_ns_ = engine_.clock_ns();
-  if (dispatch_switched_) charge(engine_.costs().context_switch_cycles, sym::schedule());
+  if (dispatch_switched_) {
+    charge(engine_.costs().context_switch_cycles, sym::schedule());
+    count(sym::schedule());
+  }
   if (dispatch_migrate_ > 0) charge(dispatch_migrate_, sym::migrate());
 }
 
@@ -539,6 +542,17 @@ void Thread::grant() {
 std::vector<Cycles> Thread::window_cycles_by_symbol() const {
   std::vector<Cycles> w = cycles_;
   for (std::size_t i = 0; i < base_.size() && i < w.size(); ++i) w[i] -= base_[i];
+  return w;
+}
+
+void Thread::count(Label symbol) {
+  if (counts_.size() <= symbol) counts_.resize(symbol + 1, 0);
+  ++counts_[symbol];
+}
+
+std::vector<std::uint64_t> Thread::window_counts_by_symbol() const {
+  std::vector<std::uint64_t> w = counts_;
+  for (std::size_t i = 0; i < count_base_.size() && i < w.size(); ++i) w[i] -= count_base_[i];
   return w;
 }
 

@@ -100,7 +100,14 @@ class Thread {
   const std::vector<Cycles>& cycles_by_symbol() const { return cycles_; }
   std::vector<Cycles> window_cycles_by_symbol() const;
   Cycles window_cycles() const;
-  void mark_window_start() { base_ = cycles_; }
+  void mark_window_start() {
+    base_ = cycles_;
+    count_base_ = counts_;
+  }
+  // Occurrences by symbol (IPIs sent, task_work runs, context switches): for results that count
+  // events per request rather than cycles. Whole run, and since the window start.
+  void count(Label symbol);
+  std::vector<std::uint64_t> window_counts_by_symbol() const;
 
   // --- checks (sim/checks.hpp) ---
   struct HeldLock {
@@ -171,6 +178,7 @@ class Thread {
   void trace_compute(TimeNs t0, TimeNs t1, double fraction = 1.0);
   void trace_wait(const char* what, TimeNs t0);
   std::vector<Cycles> cycles_, base_;
+  std::vector<std::uint64_t> counts_, count_base_;
   std::vector<HeldLock> held_;
   int spin_held_ = 0;
   std::uint64_t request_ = 0;

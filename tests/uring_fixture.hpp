@@ -18,6 +18,7 @@
 #include "models/uring/ctx.hpp"
 #include "models/uring/iowq.hpp"
 #include "models/uring/kernel_config.hpp"
+#include "models/uring/ring_setup.hpp"
 #include "models/uring/task.hpp"
 #include "sim/engine.hpp"
 #include "sim/thread.hpp"
@@ -112,14 +113,14 @@ struct UringWorld {
   // `cores` CPUs: the application on CPU 0, peers (e.g. the sender of network data) on the last
   // one, io-wq workers on the others, so no two threads of a test share a CPU.
   UringWorld(int cores, const sim::PrimitiveCosts& pc, const models::KernelConfig& kc,
-             const models::UringCosts& uc)
+             const models::UringCosts& uc, const models::RingSetup& setup = models::RingSetup{})
       : engine(sim::MachineSpec{cores, 1.0, 0}, pc),
         k(kc),
         costs(uc),
         placer(cores),
         task(costs),
         wq(engine, k, costs, task, placer),
-        ctx(k, costs, task, wq) {
+        ctx(k, costs, task, wq, setup) {
     placer.pin(cores - 1);  // the peer's CPU counts as taken: new workers start elsewhere
   }
 

@@ -1,9 +1,11 @@
 #include "models/uring/cq_ring.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "models/uring/ring_internal.hpp"
 #include "models/uring/task.hpp"
+#include "models/uring/tw_delivery.hpp"
 #include "sim/checks.hpp"
 #include "sim/thread.hpp"
 
@@ -39,6 +41,12 @@ void CqRing::flush_completions() {
 }
 
 void CqRing::complete_post(Request& req) {
+  if (tw_ && tw_->lockless_cq()) {  // io_req_complete_post: only the submitter posts (not lazy)
+    Task& t = req.task ? *req.task : owner_;
+    tw_->add(
+        t, *ctx_, [this, &req] { complete_deferred(req); }, false);
+    return;
+  }
   completion_lock_.lock(syms().site_post);
   LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
   post(req);
@@ -102,15 +110,38 @@ bool CqRing::wait_done(int min_complete) const {
 }
 
 void CqRing::wait(int min_complete) {
-  for (;;) {
+  // io_cqring_wait. DEFER_TASKRUN: the ring's own task_work runs here only, first up to
+  // max(IO_LOCAL_TW_DEFAULT_MAX, min_complete) items, after each wake-up up to what is still
+  // missing; the submitter sleeps with that count published (cq_wait_nr), so that lazy adds
+  // wake it only once they can satisfy it.
+  constexpr int kLocalTwDefaultMax = 20;  // IO_LOCAL_TW_DEFAULT_MAX (6.13)
+  int nr_wait = 0;
+  for (bool first = true;; first = false) {
+    if (tw_ && tw_->local_pending()) {
+      if (first)
+        tw_->run_local(*ctx_, min_complete, std::max(kLocalTwDefaultMax, min_complete));
+      else
+        tw_->run_local(*ctx_, nr_wait, nr_wait);
+    }
     owner_.run();
     flush_overflow();
     if (wait_done(min_complete)) break;
-    wait_nr_ = min_complete;
+    nr_wait = std::max(1, min_complete - static_cast<int>(cq_.size()));
+    const bool local = tw_ && tw_->mode() == TwMode::Defer;
+    if (local) {
+      tw_->set_waiting(nr_wait);
+      if (tw_->local_pending()) {  // io_cqring_wait_schedule: work came meanwhile, run it
+        tw_->set_waiting(0);
+        continue;
+      }
+    } else {
+      wait_nr_ = min_complete;
+    }
     owner_.sleeping_on(&cq_wait_);  // a task_work add wakes the sleep too (TWA_SIGNAL)
     cq_wait_.wait();
     owner_.sleeping_on(nullptr);
     wait_nr_ = 0;
+    if (local) tw_->set_waiting(0);
   }
 }
 

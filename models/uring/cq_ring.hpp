@@ -15,7 +15,9 @@
 
 namespace uringsim::models {
 
+class IoRingCtx;
 class Task;
+class TaskWorkDelivery;
 
 struct Cqe {
   std::uint64_t user_data;
@@ -27,6 +29,13 @@ class CqRing {
  public:
   // `owner`: the task that waits for CQEs and runs its task_work while waiting.
   CqRing(const KernelConfig& k, const UringCosts& costs, Task& owner, UringStats& stats);
+
+  // The ring and its task_work delivery: DEFER_TASKRUN runs the ring's own list while waiting,
+  // and makes io-wq hand completions over as task_work (lockless CQ).
+  void attach(IoRingCtx& ctx, TaskWorkDelivery& tw) {
+    ctx_ = &ctx;
+    tw_ = &tw;
+  }
 
   // --- completing requests (kernel side) ---
   // An inline completion, uring_lock held: batched, posted when the batch fills or is flushed.
@@ -64,6 +73,8 @@ class CqRing {
   sim::WaitQueue cq_wait_;
   int wait_nr_ = 0;                 // CQEs the waiter sleeping on cq_wait wants (0: nobody sleeps)
   sim::Thread* spinner_ = nullptr;  // user space spinning on the CQ tail
+  IoRingCtx* ctx_ = nullptr;
+  TaskWorkDelivery* tw_ = nullptr;
 };
 
 }  // namespace uringsim::models

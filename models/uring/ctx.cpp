@@ -16,15 +16,19 @@ using ring::rsyms;
 using ring::syms;
 }  // namespace
 
-IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq)
+IoRingCtx::IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq,
+                     const RingSetup& setup)
     : k_(k),
       c_(costs),
       owner_(owner),
+      setup_(setup),
+      tw_(make_tw_delivery(setup, costs)),
       uring_lock_("ctx->uring_lock"),
       cq_(k_, costs, owner, stats_),
       iopoll_(costs, cq_, uring_lock_, stats_),
       issue_(*this, k_, costs, owner, wq, uring_lock_, cq_, iopoll_, stats_),
       submit_(k_, costs, issue_, cq_, stats_) {
+  cq_.attach(*this, *tw_);
   static std::uint32_t rings_built = 0;  // one simulation per process
   ring_no_ = rings_built++;
 }
@@ -172,7 +176,14 @@ nlohmann::json IoRingCtx::to_json() const {
           {"iowq_completed", s.iowq_completed},
           {"worker_blocking_issues", s.worker_blocked},
           {"iowq_cancelled", s.iowq_cancelled},
-          {"task_work_items", owner_.items_run()}};
+          {"task_work_items", owner_.items_run() + tw_->stats().items_run},
+          {"task_work",
+           {{"delivery", tw_mode_name(tw_->mode())},
+            {"runs", owner_.runs() + tw_->stats().runs},
+            {"ipis", owner_.ipis()},
+            {"local_items", tw_->stats().items_run},
+            {"waiter_wakeups", tw_->stats().wakeups},
+            {"lazy_wakeups_skipped", tw_->stats().lazy_skipped}}}};
 }
 
 }  // namespace uringsim::models

@@ -14,8 +14,10 @@
 #include "models/uring/issue.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/request.hpp"
+#include "models/uring/ring_setup.hpp"
 #include "models/uring/submit.hpp"
 #include "models/uring/task.hpp"
+#include "models/uring/tw_delivery.hpp"
 #include "models/uring/uring_stats.hpp"
 #include "sim/lock.hpp"
 
@@ -31,7 +33,9 @@ constexpr unsigned kEnterSqWakeup = 1u << 1;   // IORING_ENTER_SQ_WAKEUP
 
 class IoRingCtx {
  public:
-  IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq);
+  // `setup`: the application's setup flags (who runs the ring's task_work, and when).
+  IoRingCtx(const KernelConfig& k, const UringCosts& costs, Task& owner, IoWq& wq,
+            const RingSetup& setup = RingSetup{});
   ~IoRingCtx();
 
   // --- application side (the owner task's thread) ---
@@ -81,7 +85,14 @@ class IoRingCtx {
   void io_wq_submit_work(Request& req, BlockHooks& worker) { issue_.io_wq_submit_work(req, worker); }
   void io_wq_cancel(Request& req) { issue_.io_wq_cancel(req); }  // fail it with -ECANCELED
   void tw_begin() { issue_.tw_begin(); }  // task_work batch on this ring: take uring_lock
-  void tw_end() { issue_.tw_end(); }      // flush deferred completions, unlock
+  void tw_end() {                         // flush deferred completions, unlock
+    issue_.tw_end();
+    tw_->ran();
+  }
+  // Where the ring's request task_work goes (tw_delivery.hpp), as its setup flags say.
+  TaskWorkDelivery& tw() { return *tw_; }
+  const TaskWorkDelivery& tw() const { return *tw_; }
+  const RingSetup& ring_setup() const { return setup_; }
 
   const UringStats& stats() const { return stats_; }
   // A request's id on the timeline: request ids count per ring, flows need one id per request of
@@ -104,6 +115,8 @@ class IoRingCtx {
   KernelConfig k_;
   const UringCosts& c_;
   Task& owner_;
+  RingSetup setup_;
+  std::unique_ptr<TaskWorkDelivery> tw_;
   sim::Mutex uring_lock_;  // built before the CQ ring's completion_lock: locks register in order
   UringStats stats_;
   CqRing cq_;

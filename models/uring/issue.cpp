@@ -1,6 +1,7 @@
 #include "models/uring/issue.hpp"
 
 #include "models/io/file.hpp"
+#include "models/uring/ctx.hpp"
 #include "models/uring/iowq.hpp"
 #include "models/uring/ring_internal.hpp"
 #include "models/uring/task.hpp"
@@ -98,12 +99,13 @@ IssuePaths::Apoll IssuePaths::arm_poll(Request& req) {
 void IssuePaths::poll_wake(Request& req) {
   sim::current().charge(c_.poll_wake, syms().wake);
   ++stats_.poll_woken;
-  queue_poll_task(req);
+  queue_poll_task(req, true);
 }
 
-void IssuePaths::queue_poll_task(Request& req) {
+void IssuePaths::queue_poll_task(Request& req, bool lazy) {
   to_stage(req, Stage::TaskWorkDelay);
-  owner_.add(&ctx_, [this, &req] { poll_task_func(req); });
+  ctx_.tw().add(
+      owner_, ctx_, [this, &req] { poll_task_func(req); }, lazy);
 }
 
 void IssuePaths::poll_task_func(Request& req) {
@@ -180,10 +182,13 @@ void IssuePaths::io_wq_cancel(Request& req) {
   ++stats_.iowq_cancelled;
   to_stage(req, Stage::TaskWorkDelay);
   trace_step(req, 't', "cancelled in io-wq");
-  owner_.add(&ctx_, [this, &req] {
-    req.result = kECanceled;
-    cq_.complete_deferred(req);
-  });
+  ctx_.tw().add(
+      owner_, ctx_,
+      [this, &req] {
+        req.result = kECanceled;
+        cq_.complete_deferred(req);
+      },
+      false);
 }
 
 void IssuePaths::rw_complete_irq(Request& req) {
@@ -191,7 +196,9 @@ void IssuePaths::rw_complete_irq(Request& req) {
   ++stats_.irq_completions;
   to_stage(req, Stage::TaskWorkDelay);
   Task* t = req.task ? req.task : &owner_;
-  t->add(&ctx_, [this, &req] { cq_.complete_deferred(req); });
+  // io_complete_rw: __io_req_task_work_add(req, IOU_F_TWQ_LAZY_WAKE).
+  ctx_.tw().add(
+      *t, ctx_, [this, &req] { cq_.complete_deferred(req); }, true);
 }
 
 bool IssuePaths::issue_nonblock(Request& req, unsigned flags, sim::Label path) {

@@ -41,8 +41,10 @@ class IssuePaths {
   void queue_async_work(Request& req);  // io_queue_async_work: the punt
 
   // --- poll wake-ups and their re-issue ---
-  void poll_wake(Request& req);        // a file's wake callback (waker's context)
-  void queue_poll_task(Request& req);  // the poll's task_work (poll_task_func) for the submitter
+  void poll_wake(Request& req);  // a file's wake callback (waker's context)
+  // The poll's task_work (poll_task_func) for the submitter. lazy: from a poll wake-up
+  // (__io_poll_execute's IOU_F_TWQ_LAZY_WAKE), not from a poll found ready (io_req_task_queue).
+  void queue_poll_task(Request& req, bool lazy = false);
   void reissue_inline(Request& req);   // task_work: issue it again, non-blocking
   void reissue_to_iowq(Request& req);  // task_work: back to io-wq
 

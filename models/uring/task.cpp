@@ -5,6 +5,18 @@
 
 namespace uringsim::models {
 namespace {
+sim::Label sym_ipi();
+sim::Label sym_run();
+}  // namespace
+
+sim::Label task_work_ipi_label() {
+  return sym_ipi();
+}
+sim::Label task_work_run_label() {
+  return sym_run();
+}
+
+namespace {
 sim::Label sym_add() {
   static const sim::Label l = sim::intern("io_req_task_work_add");
   return l;
@@ -34,6 +46,7 @@ void Task::add(IoRingCtx* ctx, std::function<void()> fn, Notify notify) {
   if (wake_if_sleeping()) return;                // both notify methods wake an interruptible sleep
   if (notify == Notify::SignalNoIpi) return;     // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
   self.charge(costs_.tw_notify_ipi, sym_ipi());  // kick the running task into the kernel
+  self.count(sym_ipi());
   ++ipis_;
   if (kick_) kick_();
 }
@@ -53,7 +66,10 @@ void Task::run() {
     batch.swap(list_);
     task_lock_->unlock();
     IoRingCtx* locked = nullptr;
-    if (!batch.empty()) ++runs_;
+    if (!batch.empty()) {
+      ++runs_;
+      self.count(sym_run());
+    }
     for (auto& item : batch) {
       if (item.ctx != locked) {
         if (locked) locked->tw_end();

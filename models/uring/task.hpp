@@ -19,6 +19,10 @@ class IoRingCtx;
 // TWA_SIGNAL_NO_IPI (COOP_TASKRUN rings) only sets TIF_NOTIFY_SIGNAL. Both wake a sleeping task.
 enum class Notify { Signal, SignalNoIpi };
 
+// What a task_work IPI and a task_work run are counted under (sim::Thread::count), for results.
+sim::Label task_work_ipi_label();
+sim::Label task_work_run_label();
+
 class Task {
  public:
   Task(const UringCosts& costs);

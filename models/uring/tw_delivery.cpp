@@ -68,6 +68,7 @@ class LocalListDelivery final : public TaskWorkDelivery {
     // each pass runs at most max_events.
     for (;;) {
       ++stats_.runs;
+      self.count(task_work_run_label());
       int n = 0;
       while (!list_.empty() && n < max_events) {
         auto fn = std::move(list_.front());

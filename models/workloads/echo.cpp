@@ -26,7 +26,7 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   metrics_ = &metrics;
   const int cores = engine.machine().cores;
   placer_ = std::make_unique<CpuPlacer>(cores);
-  ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_);
+  ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_, p_.setup);
 
   for (int i = 0; i < p_.connections; ++i)
     sockets_.push_back(

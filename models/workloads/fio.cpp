@@ -94,7 +94,7 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     Job& j = *jp;
     j.cpu = p_.cpus_allowed >= 0 ? placer_->pin(p_.cpus_allowed) : placer_->pick();
     if (p_.sqthread_poll && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
-    j.ring = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_);
+    j.ring = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_, p_.setup);
     j.ring->ctx.setup(p_.sqthread_poll, p_.hipri);
     if (j.index > 0) j.ring->ctx.share_breakdown_of(jobs_.front()->ring->ctx);  // one group
     j.file = std::make_unique<BlockFile>(*dev_, p_.direct);

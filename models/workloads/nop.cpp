@@ -18,7 +18,7 @@ void NopModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   metrics_ = &metrics;
   placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
   const int cpu = p_.cpu >= 0 ? placer_->pin(p_.cpu) : placer_->pick();
-  ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_);
+  ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_, p_.setup);
   file_ = std::make_unique<NopFile>(c_);
   sim::ThreadOptions o;
   o.pinned = p_.cpu >= 0;
