@@ -53,7 +53,7 @@ void CqRing::post(Request& req) {
   ++stats_.cqes_posted;
   ring::to_stage(req, Stage::CqWait);
   trace_step(req, 'f', "CQE");
-  const Cqe cqe{req.user_data, req.result, &req};
+  const Cqe cqe{req.user_data, req.result, req.cqe_flags, &req};
   // A full CQ never loses a completion: it waits on the overflow list, in order.
   if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {
     ++stats_.cq_overflowed;
@@ -61,6 +61,26 @@ void CqRing::post(Request& req) {
   } else {
     cq_.push_back(cqe);
   }
+}
+
+bool CqRing::post_aux(Request& req, int result, unsigned flags) {
+  static const sim::Label site = sim::intern("io_req_post_cqe");
+  // Completions deferred before this CQE are posted first, so that the CQ keeps their order.
+  flush_completions();
+  // Through completion_lock: a lockless CQ (DEFER_TASKRUN) would skip it, not modelled here.
+  completion_lock_.lock(site);
+  LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
+  // io_fill_cqe_aux: it never goes on the overflow list, nor past CQEs already waiting there.
+  const bool fits = overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries);
+  if (fits) {
+    sim::current().charge(c_.cqe_post, syms().post);
+    ++stats_.multishot_cqes;
+    trace_step(req, 't', "CQE (F_MORE)");
+    cq_.push_back({req.user_data, result, flags, &req});
+  }
+  completion_lock_.unlock();
+  if (fits) ev_posted();
+  return fits;
 }
 
 void CqRing::flush_overflow() {

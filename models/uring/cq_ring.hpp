@@ -17,10 +17,19 @@ namespace uringsim::models {
 
 class Task;
 
+// CQE flags (the ones modelled), as in include/uapi/linux/io_uring.h.
+constexpr unsigned kCqeFBuffer = 1u << 0;        // IORING_CQE_F_BUFFER: a provided buffer, id below
+constexpr unsigned kCqeFMore = 1u << 1;          // IORING_CQE_F_MORE: the request goes on, more CQEs follow
+constexpr unsigned kCqeFSockNonempty = 1u << 2;  // IORING_CQE_F_SOCK_NONEMPTY: data left in the socket
+constexpr unsigned kCqeBufferShift = 16;         // IORING_CQE_BUFFER_SHIFT: the buffer id's place
+
 struct Cqe {
   std::uint64_t user_data;
   int result;
-  Request* req;  // freed by the application after it has read the CQE (release())
+  unsigned flags;
+  // The application releases it (release()) after it has read its final CQE, the one without
+  // kCqeFMore; a CQE with kCqeFMore leaves it in flight.
+  Request* req;
 };
 
 class CqRing {
@@ -34,6 +43,10 @@ class CqRing {
   void flush_completions();          // io_submit_flush_completions
   void complete_post(Request& req);  // io_req_complete_post: lock, post, unlock, wake (io-wq)
   void flush_overflow();             // io_cqring_overflow_flush: back into the CQ, in order
+  // io_req_post_cqe, uring_lock held: a CQE for a request that goes on (multishot), not a
+  // completion. False if the CQ has no room for it (full, or CQEs waiting on the overflow list):
+  // the caller then ends the request, and its final CQE takes the ordinary, overflowing path.
+  bool post_aux(Request& req, int result, unsigned flags);
 
   // --- user space ---
   bool pop(Cqe& out);  // read the next CQE (advances the CQ head)
