@@ -201,6 +201,46 @@ TEST_CASE("multishot: a full CQ ends it; the data goes in the final CQE, on the 
   CHECK(w.engine.checks().total() == 0);
 }
 
+TEST_CASE(
+    "multishot: with IOSQE_ASYNC an io-wq worker only arms the poll, even with the data already there") {
+  UringWorld w(3, sim::PrimitiveCosts{}, kernel_6x(), test::zero_uring_costs());
+  SocketCosts sc{};
+  Socket sock(0, sc, [](int, std::uint32_t) {});
+  sock.deliver(64);  // before the recv is submitted
+  std::vector<Seen> seen;
+  w.spawn_app([&] {
+    BufRing& ring = w.ctx.register_buf_ring(4);
+    for (std::uint16_t b = 0; b < 4; ++b) ring.give_back(b);
+    Request& r = w.request(Op::Recv, sock, 7, 64, true);
+    r.multishot = true;
+    r.buf_ring = &ring;
+    std::vector<Request*> sqes{&r};
+    w.ctx.enter(sqes, 0);
+    while (seen.size() < 2) {
+      w.ctx.enter(sqes, 1);
+      Cqe cqe;
+      while (w.ctx.pop_cqe(cqe)) seen.push_back({cqe.user_data, cqe.result, cqe.flags, sim::now_ns(), 0});
+    }
+  });
+  run_peer(w, sock, {50000});
+  w.engine.run_until_ns(1e6);
+
+  REQUIRE(seen.size() == 2);
+  CHECK(more(seen[0]));
+  CHECK(more(seen[1]));
+  CHECK(bid(seen[0]) == 0);
+  CHECK(bid(seen[1]) == 1);
+  const auto& s = w.ctx.stats();
+  CHECK(s.punted == 1);
+  // Armed although readable: the queued data is received by the poll's task_work, in the owner.
+  CHECK(s.poll_armed == 1);
+  CHECK(s.poll_ready_at_arm == 1);
+  CHECK(s.iowq_completed == 0);  // the worker never receives
+  CHECK(s.multishot_cqes == 2);
+  CHECK(s.cqes_posted == 0);
+  CHECK(w.engine.checks().total() == 0);
+}
+
 namespace {
 const std::string kDesign = testing::source_path("scenarios/designs/echo-multishot.json");
 
