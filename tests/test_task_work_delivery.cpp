@@ -168,6 +168,14 @@ TEST_CASE(
   CHECK(w.ctx.tw().stats().items_run == 2);
   CHECK(count_of(app, sim::sym::schedule()) == 2);
   CHECK(w.ctx.stats().cqes_posted == 2);
+  // The lockless CQ: only the submitter posts, so completion_lock is never taken.
+  int found = 0;
+  for (const sim::Lock* l : w.engine.locks())
+    if (l->name() == "ctx->completion_lock") {
+      ++found;
+      CHECK(l->window_total().acquisitions == 0);
+    }
+  CHECK(found == 1);
 }
 
 TEST_CASE(

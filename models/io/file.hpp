@@ -35,6 +35,9 @@ class File {
   // event calls.
   virtual bool poll_ready(const IoRequest& req) const = 0;
   virtual void add_poll(IoRequest& req) = 0;
+  // io_poll_remove_entries: a multishot poll's requester is done with it. Files that never hold a
+  // poll (not pollable) have nothing to remove.
+  virtual void remove_poll(IoRequest& req) {}
 };
 
 }  // namespace uringsim::models

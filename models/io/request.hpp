@@ -19,6 +19,9 @@ struct IoRequest {
   virtual bool hipri() const = 0;
   // An armed poll fired (the wait entry's wake function), in the waker's context.
   virtual void poll_wake() = 0;
+  // The poll stays armed after it fires (a multishot poll, without EPOLLONESHOT): the file keeps
+  // the wait entry until the requester removes it (File::remove_poll).
+  virtual bool poll_multishot() const { return false; }
   // ki_complete: an asynchronous issue (File::issue_async) is done, in the device's context if
   // hipri, else in the interrupt's.
   virtual void async_done() = 0;

@@ -36,10 +36,17 @@ void Socket::deliver(std::uint32_t bytes, int from_cpu) {
   rx_bytes_ += bytes;
   rx_from_cpu_ = from_cpu;
   // sk_data_ready: wake every poll entry (each runs its requester's wake function here) and the
-  // blocking readers.
+  // blocking readers. One-shot entries leave the queue as they fire; multishot ones stay.
   std::vector<IoRequest*> fired;
   fired.swap(pollers_);
-  for (IoRequest* r : fired) r->poll_wake();
+  for (IoRequest* r : fired)
+    if (r->poll_multishot()) pollers_.push_back(r);
+  for (IoRequest* r : fired) {
+    // A wake function can let other threads run; one of them may have removed a multishot entry
+    // meanwhile (its request ended), and a removed entry is never woken.
+    if (r->poll_multishot() && std::find(pollers_.begin(), pollers_.end(), r) == pollers_.end()) continue;
+    r->poll_wake();
+  }
   sleepers_.wake_all();
 }
 
@@ -94,6 +101,10 @@ bool Socket::poll_ready(const IoRequest& req) const {
 
 void Socket::add_poll(IoRequest& req) {
   pollers_.push_back(&req);
+}
+
+void Socket::remove_poll(IoRequest& req) {
+  pollers_.erase(std::remove(pollers_.begin(), pollers_.end(), &req), pollers_.end());
 }
 
 }  // namespace uringsim::models

@@ -46,6 +46,7 @@ class Socket final : public File {
   void issue_blocking(IoRequest& req, BlockHooks* hooks) override;
   bool poll_ready(const IoRequest& req) const override;
   void add_poll(IoRequest& req) override;
+  void remove_poll(IoRequest& req) override;
 
  private:
   void do_recv(IoRequest& req);
@@ -56,7 +57,7 @@ class Socket final : public File {
   std::function<void(int, std::uint32_t)> on_send_;
   std::uint64_t rx_bytes_ = 0;
   int rx_from_cpu_ = -1;             // the local sender of the queued data, -1 if none
-  std::vector<IoRequest*> pollers_;  // armed async polls waiting for POLLIN
+  std::vector<IoRequest*> pollers_;  // armed async polls waiting for POLLIN (multishot ones stay)
   sim::WaitQueue sleepers_;          // threads in a blocking recv
 };
 

@@ -48,9 +48,10 @@ bool allowed(Stage from, Stage to) {
       return from == Stage::IoWqQueue || from == Stage::NetOrDevice;
     case Stage::PollWait:
       return from == Stage::Issue || from == Stage::WorkerRun;
-    case Stage::TaskWorkDelay:  // from IoWqQueue: io-wq cancelled it unrun (posted from task_work)
+    case Stage::TaskWorkDelay:  // from IoWqQueue: io-wq cancelled it unrun (posted from task_work);
+                                // from WorkerRun: a worker failed it (a multishot poll it could not arm)
       return from == Stage::PollWait || from == Stage::Issue || from == Stage::NetOrDevice ||
-             from == Stage::IoWqQueue;
+             from == Stage::IoWqQueue || from == Stage::WorkerRun;
     case Stage::NetOrDevice:
       return from == Stage::WorkerRun || from == Stage::Issue;
     case Stage::CqWait:

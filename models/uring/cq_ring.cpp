@@ -26,6 +26,17 @@ CqRing::CqRing(const KernelConfig& k, const UringCosts& costs, Task& owner, Urin
       completion_lock_("ctx->completion_lock"),
       cq_wait_("ctx->cq_wait") {}
 
+// io_cq_lock: a lockless CQ (DEFER_TASKRUN: only the submitter posts) takes no completion_lock.
+bool CqRing::lockless() const {
+  return tw_ && tw_->lockless_cq();
+}
+void CqRing::cq_lock(sim::Label site) {
+  if (!lockless()) completion_lock_.lock(site);
+}
+void CqRing::cq_unlock() {
+  if (!lockless()) completion_lock_.unlock();
+}
+
 void CqRing::complete_deferred(Request& req) {
   batch_.push_back(&req);
   if (batch_.size() >= kComplBatch) flush_completions();
@@ -33,9 +44,9 @@ void CqRing::complete_deferred(Request& req) {
 
 void CqRing::flush_completions() {
   if (batch_.empty()) return;
-  completion_lock_.lock(syms().site_flush);
+  cq_lock(syms().site_flush);
   for (Request* r : batch_) post(*r);
-  completion_lock_.unlock();
+  cq_unlock();
   batch_.clear();
   ev_posted();
 }
@@ -61,7 +72,7 @@ void CqRing::post(Request& req) {
   ++stats_.cqes_posted;
   ring::to_stage(req, Stage::CqWait);
   trace_step(req, 'f', "CQE");
-  const Cqe cqe{req.user_data, req.result, &req};
+  const Cqe cqe{req.user_data, req.result, req.cqe_flags, &req};
   // A full CQ never loses a completion: it waits on the overflow list, in order.
   if (!overflow_.empty() || cq_.size() >= static_cast<std::size_t>(k_.cq_entries)) {
     ++stats_.cq_overflowed;
@@ -71,14 +82,33 @@ void CqRing::post(Request& req) {
   }
 }
 
+bool CqRing::post_aux(Request& req, int result, unsigned flags) {
+  static const sim::Label site = sim::intern("io_req_post_cqe");
+  // Completions deferred before this CQE are posted first, so that the CQ keeps their order.
+  flush_completions();
+  cq_lock(site);
+  if (!lockless()) LatencyBreakdown::lock_wait(req, completion_lock_.last_wait_ns());
+  // io_fill_cqe_aux: it never goes on the overflow list, nor past CQEs already waiting there.
+  const bool fits = overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries);
+  if (fits) {
+    sim::current().charge(c_.cqe_post, syms().post);
+    ++stats_.multishot_cqes;
+    trace_step(req, 't', "CQE (F_MORE)");
+    cq_.push_back({req.user_data, result, flags, &req});
+  }
+  cq_unlock();
+  if (fits) ev_posted();
+  return fits;
+}
+
 void CqRing::flush_overflow() {
   if (overflow_.empty()) return;
-  completion_lock_.lock(syms().site_overflow);
+  cq_lock(syms().site_overflow);
   while (!overflow_.empty() && cq_.size() < static_cast<std::size_t>(k_.cq_entries)) {
     cq_.push_back(overflow_.front());
     overflow_.pop_front();
   }
-  completion_lock_.unlock();
+  cq_unlock();
 }
 
 bool CqRing::pop(Cqe& out) {

@@ -19,10 +19,19 @@ class IoRingCtx;
 class Task;
 class TaskWorkDelivery;
 
+// CQE flags (the ones modelled), as in include/uapi/linux/io_uring.h.
+constexpr unsigned kCqeFBuffer = 1u << 0;        // IORING_CQE_F_BUFFER: a provided buffer, id below
+constexpr unsigned kCqeFMore = 1u << 1;          // IORING_CQE_F_MORE: the request goes on, more CQEs follow
+constexpr unsigned kCqeFSockNonempty = 1u << 2;  // IORING_CQE_F_SOCK_NONEMPTY: data left in the socket
+constexpr unsigned kCqeBufferShift = 16;         // IORING_CQE_BUFFER_SHIFT: the buffer id's place
+
 struct Cqe {
   std::uint64_t user_data;
   int result;
-  Request* req;  // freed by the application after it has read the CQE (release())
+  unsigned flags;
+  // The application releases it (release()) after it has read its final CQE, the one without
+  // kCqeFMore; a CQE with kCqeFMore leaves it in flight.
+  Request* req;
 };
 
 class CqRing {
@@ -43,6 +52,10 @@ class CqRing {
   void flush_completions();          // io_submit_flush_completions
   void complete_post(Request& req);  // io_req_complete_post: lock, post, unlock, wake (io-wq)
   void flush_overflow();             // io_cqring_overflow_flush: back into the CQ, in order
+  // io_req_post_cqe, uring_lock held: a CQE for a request that goes on (multishot), not a
+  // completion. False if the CQ has no room for it (full, or CQEs waiting on the overflow list):
+  // the caller then ends the request, and its final CQE takes the ordinary, overflowing path.
+  bool post_aux(Request& req, int result, unsigned flags);
 
   // --- user space ---
   bool pop(Cqe& out);  // read the next CQE (advances the CQ head)
@@ -58,6 +71,9 @@ class CqRing {
   void spin(std::size_t min);
 
  private:
+  bool lockless() const;
+  void cq_lock(sim::Label site);
+  void cq_unlock();
   void post(Request& req);   // io_fill_cqe, completion_lock held: the one place a CQE is made
   void ev_posted();          // io_cqring_ev_posted: CQEs were posted, wake whoever waits for them
   bool should_wake() const;  // io_wake_function: has the sleeping waiter got what it waits for?

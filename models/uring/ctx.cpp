@@ -77,9 +77,15 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
 
 bool IoRingCtx::pop_cqe(Cqe& out) {
   if (!cq_.pop(out)) return false;
+  if (out.flags & kCqeFMore) return true;  // the request goes on: its stages end at its final CQE
   const auto& e = sim::Engine::get();
   breakdown_->finish(*out.req, sim::current().local_now_ns(), e.window_start_ns(), e.window_end_ns());
   return true;
+}
+
+BufRing& IoRingCtx::register_buf_ring(int entries) {
+  buf_rings_.push_back(std::make_unique<BufRing>(entries));
+  return *buf_rings_.back();
 }
 
 void IoRingCtx::sq_push(Request& req) {
@@ -162,28 +168,33 @@ void IoRingCtx::final_checks() const {
 
 nlohmann::json IoRingCtx::to_json() const {
   const auto& s = stats_;
-  return {{"sqes_submitted", s.sqes_submitted},
-          {"cqes_posted", s.cqes_posted},
-          {"in_flight_at_end", in_flight()},
-          {"cq_overflowed", s.cq_overflowed},
-          {"overflow_at_end", overflow_len()},
-          {"inline_completed", s.inline_completed},
-          {"poll_armed", s.poll_armed},
-          {"poll_ready_at_arm", s.poll_ready_at_arm},
-          {"poll_woken", s.poll_woken},
-          {"punted", s.punted},
-          {"reissued_to_iowq", s.reissued_to_iowq},
-          {"iowq_completed", s.iowq_completed},
-          {"worker_blocking_issues", s.worker_blocked},
-          {"iowq_cancelled", s.iowq_cancelled},
-          {"task_work_items", owner_.items_run() + tw_->stats().items_run},
-          {"task_work",
-           {{"delivery", tw_mode_name(tw_->mode())},
-            {"runs", owner_.runs() + tw_->stats().runs},
-            {"ipis", owner_.ipis()},
-            {"local_items", tw_->stats().items_run},
-            {"waiter_wakeups", tw_->stats().wakeups},
-            {"lazy_wakeups_skipped", tw_->stats().lazy_skipped}}}};
+  nlohmann::json j = {{"sqes_submitted", s.sqes_submitted},
+                      {"cqes_posted", s.cqes_posted},
+                      {"in_flight_at_end", in_flight()},
+                      {"cq_overflowed", s.cq_overflowed},
+                      {"overflow_at_end", overflow_len()},
+                      {"inline_completed", s.inline_completed},
+                      {"poll_armed", s.poll_armed},
+                      {"poll_ready_at_arm", s.poll_ready_at_arm},
+                      {"poll_woken", s.poll_woken},
+                      {"punted", s.punted},
+                      {"reissued_to_iowq", s.reissued_to_iowq},
+                      {"iowq_completed", s.iowq_completed},
+                      {"worker_blocking_issues", s.worker_blocked},
+                      {"iowq_cancelled", s.iowq_cancelled},
+                      {"task_work_items", owner_.items_run() + tw_->stats().items_run},
+                      {"task_work",
+                       {{"delivery", tw_mode_name(tw_->mode())},
+                        {"runs", owner_.runs() + tw_->stats().runs},
+                        {"ipis", owner_.ipis()},
+                        {"local_items", tw_->stats().items_run},
+                        {"waiter_wakeups", tw_->stats().wakeups},
+                        {"lazy_wakeups_skipped", tw_->stats().lazy_skipped}}}};
+  if (!buf_rings_.empty()) {  // only rings with a provided buffer ring (multishot recv) report these
+    j["multishot_cqes"] = s.multishot_cqes;
+    j["buf_ring_empty"] = s.buf_ring_empty;
+  }
+  return j;
 }
 
 }  // namespace uringsim::models

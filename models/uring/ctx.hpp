@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/uring/breakdown.hpp"
+#include "models/uring/buf_ring.hpp"
 #include "models/uring/cq_ring.hpp"
 #include "models/uring/iopoll.hpp"
 #include "models/uring/issue.hpp"
@@ -46,6 +47,9 @@ class IoRingCtx {
   int enter(std::vector<Request*>& sqes, int min_complete);
   bool pop_cqe(Cqe& out);  // user space: read the next CQE (advances the CQ head)
   std::size_t cq_ready() const { return cq_.ready(); }
+  // IORING_REGISTER_PBUF_RING: a provided buffer ring of `entries` buffers (a power of two), empty
+  // until user space gives it buffers. Multishot recvs select from it (Request::buf_ring).
+  BufRing& register_buf_ring(int entries);
 
   // --- rings whose SQEs user space writes into the SQ ring (SQPOLL and/or IOPOLL set up) ---
   void setup(bool sqpoll, bool iopoll) {
@@ -103,6 +107,7 @@ class IoRingCtx {
   // Report this ring's requests into `other`'s breakdown (fio's numjobs rings, reported as one
   // group): one stream in completion order, so the p99 tail is that of all of them.
   void share_breakdown_of(const IoRingCtx& other) { breakdown_ = other.breakdown_; }
+  // Requests submitted whose final CQE is not posted: a multishot recv counts one until it ends.
   std::uint64_t in_flight() const { return stats_.sqes_submitted - stats_.cqes_posted; }
   std::size_t overflow_len() const { return cq_.overflow_len(); }
   Task& owner() { return owner_; }
@@ -124,6 +129,7 @@ class IoRingCtx {
   IssuePaths issue_;
   Submitter submit_;
   std::vector<std::unique_ptr<Request>> pool_;
+  std::vector<std::unique_ptr<BufRing>> buf_rings_;
   std::vector<Request*> free_;
   std::uint64_t next_id_ = 1;
   std::uint32_t ring_no_ = 0;

@@ -26,7 +26,8 @@ IssuePaths::IssuePaths(IoRingCtx& ctx, const KernelConfig& k, const UringCosts& 
       cq_(cq),
       iopoll_(iopoll),
       stats_(stats),
-      reissue_(PollReissue::pick(k, *this)) {}
+      reissue_(PollReissue::pick(k, *this)),
+      multishot_(*this, costs, cq, uring_lock, stats) {}
 
 IssuePaths::~IssuePaths() = default;
 
@@ -44,8 +45,10 @@ void IssuePaths::issue_inline(Request& req) {
     if (iopoll_.enabled()) iopoll_.add(req);
     return;
   }
-  if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer,
-                     owner_in_tw_ ? syms().path_tw_issue : syms().path_issue)) {
+  const sim::Label path = owner_in_tw_ ? syms().path_tw_issue : syms().path_issue;
+  if (req.multishot) {
+    if (!multishot_.issue(req, path)) return;  // it ended at once (e.g. -ENOBUFS)
+  } else if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer, path)) {
     ++stats_.inline_completed;
     cq_.complete_deferred(req);
     return;
@@ -85,6 +88,10 @@ IssuePaths::Apoll IssuePaths::arm_poll(Request& req) {
   if (k_.poll_once && req.polled) return Apoll::Aborted;
   sim::current().charge(c_.poll_arm, syms().arm);
   req.polled = true;
+  if (req.multishot) {  // without EPOLLONESHOT: armed even if the data is there already
+    multishot_.arm(req);
+    return Apoll::Ok;
+  }
   if (req.file->poll_ready(req)) {
     ++stats_.poll_ready_at_arm;
     return Apoll::Ready;
@@ -99,6 +106,7 @@ IssuePaths::Apoll IssuePaths::arm_poll(Request& req) {
 void IssuePaths::poll_wake(Request& req) {
   sim::current().charge(c_.poll_wake, syms().wake);
   ++stats_.poll_woken;
+  if (req.multishot && !multishot_.own(req)) return;  // its task_work will see this wake-up
   queue_poll_task(req, true);
 }
 
@@ -115,6 +123,10 @@ void IssuePaths::poll_task_func(Request& req) {
     sim::report_violation("wrong_context", syms().path_tw_issue, req.id,
                           "task_work of " + t.thread().name() + " run by another thread");
   to_stage(req, Stage::Issue);
+  if (req.mshot_armed) {  // the armed multishot poll's own task_work (io_apoll_task_func)
+    multishot_.poll_task(req);
+    return;
+  }
   reissue_->task_submit(req);
 }
 
@@ -145,6 +157,15 @@ void IssuePaths::tw_end() {
 }
 
 void IssuePaths::io_wq_submit_work(Request& req, BlockHooks& worker) {
+  // Multishot requests never run in io-wq (their CQEs must be posted by the submitter): the
+  // worker only arms the poll, and fails the request if it cannot.
+  if (req.multishot) {
+    if (!req.file->pollable())
+      fail_in_task(req, kEBadFd);
+    else if (arm_poll(req) != Apoll::Ok)
+      fail_in_task(req, kECanceled);
+    return;
+  }
   // Hybrid (5.16+): a forced-async request on a pollable file is first tried without blocking;
   // on -EAGAIN the worker arms poll and is free; task_work re-issues the request later.
   // HybridV1 (the first posting, seed 004) issues with NONBLOCK alone, which in its era also says
@@ -186,6 +207,19 @@ void IssuePaths::io_wq_cancel(Request& req) {
       owner_, ctx_,
       [this, &req] {
         req.result = kECanceled;
+        cq_.complete_deferred(req);
+      },
+      false);
+}
+
+void IssuePaths::fail_in_task(Request& req, int err) {
+  to_stage(req, Stage::TaskWorkDelay);
+  trace_step(req, 't', "failed in io-wq");
+  ctx_.tw().add(
+      owner_, ctx_,
+      [this, &req, err] {
+        req.result = err;
+        req.cqe_flags = 0;
         cq_.complete_deferred(req);
       },
       false);

@@ -8,6 +8,7 @@
 #include "models/uring/cq_ring.hpp"
 #include "models/uring/iopoll.hpp"
 #include "models/uring/kernel_config.hpp"
+#include "models/uring/multishot.hpp"
 #include "models/uring/poll_reissue.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/uring_stats.hpp"
@@ -67,6 +68,8 @@ class IssuePaths {
   enum class Apoll { Ok, Ready, Aborted };
   Apoll arm_poll(Request& req);
   void poll_task_func(Request& req);
+  // io_req_task_queue_fail from an io-wq worker: the failure is posted from the owner's task_work.
+  void fail_in_task(Request& req, int err);
 
   IoRingCtx& ctx_;
   const KernelConfig& k_;
@@ -78,6 +81,7 @@ class IssuePaths {
   Iopoll& iopoll_;
   UringStats& stats_;
   std::unique_ptr<PollReissue> reissue_;
+  MultishotRecv multishot_;
   bool owner_in_tw_ = false;
 };
 

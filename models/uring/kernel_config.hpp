@@ -68,6 +68,7 @@ struct UringCosts {
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
+  sim::Cycles buf_ring_select, app_buf_recycle;  // provided buffer rings (multishot receive)
   sim::Cycles rw_complete, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
 
   static UringCosts from(const config::CostTable& t);

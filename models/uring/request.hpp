@@ -8,11 +8,14 @@
 
 namespace uringsim::models {
 
+class BufRing;
 class File;
 class IoRingCtx;
 class Task;
 
 constexpr int kECanceled = -125;  // -ECANCELED: the result of work cancelled before it ran
+constexpr int kENoBufs = -105;    // -ENOBUFS: a buffer select found the provided buffer ring empty
+constexpr int kEBadFd = -77;      // -EBADFD: a multishot request on a file that cannot be polled
 
 // Marks a step of the request's path on the timeline, if one is recorded ('s' start, 't' step,
 // 'f' finish), at the current thread's local time.
@@ -35,6 +38,14 @@ struct Request final : IoRequest {
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
 
+  // Multishot receive (IORING_RECV_MULTISHOT with IOSQE_BUFFER_SELECT, docs/models/multishot.md).
+  bool multishot = false;       // REQ_F_APOLL_MULTISHOT: one CQE per arrival until it ends
+  BufRing* buf_ring = nullptr;  // the provided buffer ring it selects its buffers from
+  bool mshot_armed = false;     // its poll is on the file's wait queue, and stays there when it fires
+  int poll_refs = 0;            // wake-ups since its task_work was queued (0: no one owns the poll)
+  int mshot_loops = 0;          // receives in a row on a socket still holding data (MULTISHOT_MAX_RETRY)
+  unsigned cqe_flags = 0;       // the flags of its final CQE (io_req_set_res' cflags)
+
   StageClock clock;  // where its latency goes (breakdown.hpp)
   // Handed out by new_request() and not yet released (for the end-of-run check). Whether it was
   // submitted or its CQE posted is its stage (clock.stage): past SqWait, at CqWait.
@@ -44,7 +55,8 @@ struct Request final : IoRequest {
 
   bool hipri() const override;  // the ring is IOPOLL
   void poll_wake() override;    // io_async_wake: task_work for the owner
-  void async_done() override;   // io_complete_rw_iopoll (IOPOLL rings) or io_complete_rw
+  bool poll_multishot() const override { return multishot && mshot_armed; }
+  void async_done() override;  // io_complete_rw_iopoll (IOPOLL rings) or io_complete_rw
 };
 
 }  // namespace uringsim::models

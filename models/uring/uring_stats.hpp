@@ -13,6 +13,9 @@ struct UringStats {
   // SQ-ring (SQPOLL / IOPOLL) paths
   std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
   std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
+  // multishot receive: CQEs with IORING_CQE_F_MORE (not completions), buffer selects that found
+  // the provided buffer ring empty
+  std::uint64_t multishot_cqes = 0, buf_ring_empty = 0;
 };
 
 }  // namespace uringsim::models

@@ -27,6 +27,9 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   const int cores = engine.machine().cores;
   placer_ = std::make_unique<CpuPlacer>(cores);
   ring_ = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_, p_.setup);
+  if (p_.multishot)
+    multishot_ = std::make_unique<EchoMultishotServer>(
+        p_, c_, ring_->ctx, [this](Op op, int conn) -> Request& { return make_request(op, conn); });
 
   for (int i = 0; i < p_.connections; ++i)
     sockets_.push_back(
@@ -113,6 +116,10 @@ Request& EchoModel::make_request(Op op, int conn) {
 void EchoModel::server_main() {
   static const sim::Label app = sim::intern("[app] event loop"), work = sim::intern("[app] server work"),
                           prep = sim::intern("[app] io_uring_prep");
+  if (multishot_) {
+    multishot_->run();
+    return;
+  }
   auto& self = sim::current();
   std::vector<Request*> sqes;
   for (int i = 0; i < p_.connections; ++i) {
@@ -288,7 +295,13 @@ void EchoModel::report(nlohmann::json& r) const {
   r["echo"] = {{"connections", p_.connections},
                {"async_mode", async_mode_name(p_.kernel.async_mode)},
                {"round_trips_window", round_trips_window_},
-               {"failed_ops", failed_}};
+               {"failed_ops", failed_ + (multishot_ ? multishot_->failed() : 0)}};
+  if (multishot_) {  // as the host reports them (whole run)
+    r["echo"]["recv_mode"] = "multishot";
+    r["echo"]["buf_ring_entries"] = p_.buf_ring_entries;
+    r["echo"]["multishot_rearms"] = multishot_->rearms();
+    r["echo"]["multishot_enobufs"] = multishot_->enobufs();
+  }
 }
 
 std::string EchoModel::latency_measure() const {
@@ -297,13 +310,20 @@ std::string EchoModel::latency_measure() const {
 
 std::vector<std::pair<std::string, std::string>> EchoModel::summary() const {
   const auto& u = ring_->wq.acct(1);
-  return {{"io-wq unbound", fmt::format("max {}  peak {}  created {}  queue peak {}",
-                                        u.max_workers == (1 << 20) ? -1 : u.max_workers, u.workers_peak,
-                                        u.created, u.list_peak)},
-          {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
-                                   ring_->ctx.stats().sqes_submitted, ring_->ctx.stats().cqes_posted,
-                                   ring_->ctx.stats().punted, ring_->ctx.stats().poll_armed,
-                                   ring_->ctx.stats().worker_blocked)}};
+  std::vector<std::pair<std::string, std::string>> lines = {
+      {"io-wq unbound",
+       fmt::format("max {}  peak {}  created {}  queue peak {}",
+                   u.max_workers == (1 << 20) ? -1 : u.max_workers, u.workers_peak, u.created, u.list_peak)},
+      {"io_uring", fmt::format("sqes {}  cqes {}  punted {}  polls armed {}  worker blocking issues {}",
+                               ring_->ctx.stats().sqes_submitted, ring_->ctx.stats().cqes_posted,
+                               ring_->ctx.stats().punted, ring_->ctx.stats().poll_armed,
+                               ring_->ctx.stats().worker_blocked)}};
+  if (multishot_)
+    lines.emplace_back(
+        "multishot recv",
+        fmt::format("{} buffers: {} CQEs with F_MORE, {} re-arms ({} after -ENOBUFS)", p_.buf_ring_entries,
+                    ring_->ctx.stats().multishot_cqes, multishot_->rearms(), multishot_->enobufs()));
+  return lines;
 }
 
 }  // namespace uringsim::models

@@ -12,6 +12,7 @@
 #include "models/net/socket.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/uring.hpp"
+#include "models/workloads/echo_multishot.hpp"
 #include "models/workloads/echo_params.hpp"
 #include "sim/random.hpp"
 
@@ -68,6 +69,7 @@ class EchoModel final : public Model {
   analysis::RunMetrics* metrics_ = nullptr;
   std::unique_ptr<CpuPlacer> placer_;
   std::unique_ptr<Uring> ring_;
+  std::unique_ptr<EchoMultishotServer> multishot_;  // recv_mode "multishot": the server's loop
   std::vector<std::unique_ptr<Socket>> sockets_;
   std::vector<Conn> conns_;
   std::vector<Driver> drivers_;
