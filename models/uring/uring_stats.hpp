@@ -13,6 +13,8 @@ struct UringStats {
   // SQ-ring (SQPOLL / IOPOLL) paths
   std::uint64_t sq_wakeup_enters = 0, deputy_calls = 0, deputy_submitted = 0, sq_thread_submitted = 0;
   std::uint64_t iopoll_passes = 0, iopoll_reaped = 0, irq_completions = 0;
+  std::uint64_t iopoll_sleeps = 0;  // HYBRID_IOPOLL: sleeps of the poller before it spins
+  double iopoll_slept_ns = 0;
 };
 
 }  // namespace uringsim::models
