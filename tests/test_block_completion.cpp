@@ -10,6 +10,7 @@
 #include "config/scenario.hpp"
 #include "models/block/nvme.hpp"
 #include "models/block/workqueue.hpp"
+#include "models/workloads/fio_params.hpp"
 #include "uring_fixture.hpp"
 
 using namespace uringsim;
@@ -119,4 +120,32 @@ TEST_CASE(
   CHECK(cycles_of(*app, "iomap_dio_complete") == Approx(700));  // run in the submitter's task_work
   CHECK(w.task.items_run() == 1);
   CHECK(dev.stats().irqs == 1);
+}
+
+TEST_CASE("fio: hybrid_iopoll and filesystem are refused where the kernel or the model has no such path") {
+  auto params = [](const std::string& era, const std::string& workload) {
+    return FioParams::from(config::load_scenario_text(
+        R"({"name": "t", "kernel": {"era": ")" + era + R"("}, "workload": {"type": "fio", "direct": true, )" +
+            workload + "}}",
+        "t.json"));
+  };
+  auto refused = [&](const std::string& era, const std::string& workload) {
+    try {
+      params(era, workload);
+    } catch (const config::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_NOTHROW(params("6.x", R"("hipri": true, "hybrid_iopoll": true)"));
+  CHECK_THAT(refused("6.x", R"("hybrid_iopoll": true)"),
+             Catch::Contains("/workload/hybrid_iopoll") && Catch::Contains("requires hipri"));
+  CHECK_THAT(refused("5.18", R"("hipri": true, "hybrid_iopoll": true)"),
+             Catch::Contains("/workload/hybrid_iopoll") && Catch::Contains("era 5.18"));
+  CHECK_THAT(refused("6.x", R"("hipri": true, "hybrid_iopoll": true, "sqthread_poll": true)"),
+             Catch::Contains("/workload/hybrid_iopoll"));
+  CHECK_THAT(refused("6.x", R"("hipri": true, "rw": "randwrite", "filesystem": "xfs")"),
+             Catch::Contains("/workload/filesystem"));
+  CHECK_NOTHROW(params("6.x", R"("hipri": true, "rw": "randread", "filesystem": "xfs")"));
+  CHECK(params("6.x", R"("rw": "randwrite", "filesystem": "xfs")").kernel.dio_caller_comp == false);
 }
