@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "models/block/workqueue.hpp"
 #include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
@@ -164,7 +165,26 @@ void NvmeDevice::irq_main(IrqQueue& q) {
 
 bool BlockFile::issue_async(IoRequest& req) {
   if (!direct_) return false;  // buffered: -EAGAIN for the non-blocking attempt, then io-wq
-  dev_.submit(req, req.hipri(), [&req] { req.async_done(); });
+  if (req.op != Op::Write || write_comp_ == DioWriteCompletion::None) {
+    dev_.submit(req, req.hipri(), [&req] { req.async_done(); });
+    return true;
+  }
+  // An async iomap write: the interrupt cannot finish it (page invalidation, inode_dio_end need a
+  // task context).
+  if (write_comp_ == DioWriteCompletion::Caller) {
+    dev_.submit(req, false, [this, &req] {
+      req.caller_completion_cycles = dio_complete_;  // kiocb->dio_complete, run by the submitter
+      req.async_done();
+    });
+    return true;
+  }
+  dev_.submit(req, false, [this, &req] {
+    wq_->queue_work([this, &req] {  // iomap_dio_complete_work on the kworker
+      static const sim::Label sym = sim::intern("iomap_dio_complete");
+      sim::current().charge(dio_complete_, sym);
+      req.async_done();  // ki_complete = io_complete_rw: task_work for the submitter
+    });
+  });
   return true;
 }
 

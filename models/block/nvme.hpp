@@ -98,11 +98,25 @@ class NvmeDevice {
   DeviceStats stats_;
 };
 
-// A block device opened by the workload (fio's --filename=/dev/nvme...). Not pollable: without
-// O_DIRECT a read or write is punted to io-wq and issued blocking there.
+class Workqueue;
+
+// Where an async O_DIRECT write finishes its filesystem completion after the drive's interrupt
+// (iomap_dio_bio_end_io -> iomap_dio_done): nowhere (a raw block device completes in the
+// interrupt), a dio/ workqueue kworker, or the submitter's task context (IOCB_DIO_CALLER_COMP).
+enum class DioWriteCompletion { None, Workqueue, Caller };
+
+// A block device opened by the workload (fio's --filename=/dev/nvme...), or a file on XFS over it.
+// Not pollable: without O_DIRECT a read or write is punted to io-wq and issued blocking there.
 class BlockFile final : public File {
  public:
   BlockFile(NvmeDevice& dev, bool direct) : dev_(dev), direct_(direct) {}
+  // A preallocated file on XFS: its O_DIRECT writes complete as `mode` says, doing
+  // `dio_complete_cycles` of iomap_dio_complete (on `wq`'s kworker for Workqueue).
+  void set_write_completion(DioWriteCompletion mode, Workqueue* wq, sim::Cycles dio_complete_cycles) {
+    write_comp_ = mode;
+    wq_ = wq;
+    dio_complete_ = dio_complete_cycles;
+  }
   bool pollable() const override { return false; }
   bool issue_async(IoRequest& req) override;
   bool try_issue(IoRequest&) override { return false; }  // never completes inline
@@ -113,6 +127,9 @@ class BlockFile final : public File {
  private:
   NvmeDevice& dev_;
   bool direct_;
+  DioWriteCompletion write_comp_ = DioWriteCompletion::None;
+  Workqueue* wq_ = nullptr;
+  sim::Cycles dio_complete_ = 0;
 };
 
 }  // namespace uringsim::models

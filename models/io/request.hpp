@@ -13,6 +13,9 @@ struct IoRequest {
   Op op = Op::Nop;
   std::uint32_t bytes = 0;
   int result = 0;
+  // kiocb->dio_complete (IOCB_DIO_CALLER_COMP): completion work, in cycles, the file leaves to the
+  // requester's task context; 0 when the file completed everything itself.
+  double caller_completion_cycles = 0;
 
   // The requester's side, called by the file or device:
   // IOCB_HIPRI: the requester polls for the completion (IOPOLL); the device raises no interrupt.

@@ -56,6 +56,9 @@ class IoRingCtx {
     sqpoll_ = sqpoll;
     iopoll_.set_enabled(iopoll);
   }
+  // IORING_SETUP_HYBRID_IOPOLL: the polling task sleeps before it spins (iopoll_wait.hpp).
+  void set_hybrid_iopoll(bool on) { iopoll_.set_wait(make_iopoll_wait(on)); }
+  const IopollWait& iopoll_wait() const { return iopoll_.wait(); }
   void attach_sq_thread(SqThread* sqd) { sqd_ = sqd; }
   bool sqpoll() const { return sqpoll_; }
   bool iopoll() const { return iopoll_.enabled(); }

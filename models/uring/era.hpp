@@ -32,6 +32,11 @@ struct Era {
   bool defer_taskrun;   // SINGLE_ISSUER (6.0) + DEFER_TASKRUN (6.1), with 6.4's lazy wake-up, 6.5's
                         // FIFO order and 6.13's cap per run
   bool multishot_recv;  // IORING_RECV_MULTISHOT (6.0) with provided buffer rings (5.19)
+  bool hybrid_iopoll;   // IORING_SETUP_HYBRID_IOPOLL (6.13, docs/models/block-completion.md)
+  // An async O_DIRECT write on an iomap filesystem (XFS) completes in the submitter's task_work
+  // (IOCB_DIO_CALLER_COMP) rather than a dio/ workqueue kworker. Merged in 6.6-rc1, disabled by
+  // io_uring before 6.6 was released and removed in 2025: no released era has it.
+  bool dio_caller_comp;
 };
 
 const std::vector<Era>& eras();

@@ -43,9 +43,13 @@ int Iopoll::reap() {
 void Iopoll::check(int min_complete) {
   auto& self = sim::current();
   for (;;) {
+    // io_do_iopoll polls for the oldest request first: a hybrid poll may sleep for it (once).
+    Request* head = list_.empty() ? nullptr : list_.front();
+    if (head) wait_->before_poll(*head, stats_);
     uring_lock_.lock(rsyms().site_iopoll);
-    reap();
+    const int n = reap();
     uring_lock_.unlock();
+    if (head && n > 0) wait_->polled(*head);  // head stays valid until user space releases it
     if (static_cast<int>(cq_.ready()) >= min_complete || list_.empty()) return;
     // Nothing found: poll again; a pass can only find something once the drive has completed it.
     spinner_ = &self;

@@ -40,6 +40,7 @@ void IssuePaths::queue_sqe(Request& req) {
 }
 
 void IssuePaths::issue_inline(Request& req) {
+  if (iopoll_.enabled()) iopoll_.issuing(req);
   if (req.file->issue_async(req)) {     // -EIOCBQUEUED: the drive has it
     to_stage(req, Stage::NetOrDevice);  // for polled I/O, until a poller reaps it
     if (iopoll_.enabled()) iopoll_.add(req);
@@ -232,7 +233,14 @@ void IssuePaths::rw_complete_irq(Request& req) {
   Task* t = req.task ? req.task : &owner_;
   // io_complete_rw: __io_req_task_work_add(req, IOU_F_TWQ_LAZY_WAKE).
   ctx_.tw().add(
-      *t, ctx_, [this, &req] { cq_.complete_deferred(req); }, true);
+      *t, ctx_,
+      [this, &req] {
+        // IOCB_DIO_CALLER_COMP: the file's completion work (kiocb->dio_complete) runs here first.
+        static const sim::Label dio_sym = sim::intern("iomap_dio_complete");
+        if (req.caller_completion_cycles > 0) sim::current().charge(req.caller_completion_cycles, dio_sym);
+        cq_.complete_deferred(req);
+      },
+      true);
 }
 
 bool IssuePaths::issue_nonblock(Request& req, unsigned flags, sim::Label path) {

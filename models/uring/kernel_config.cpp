@@ -29,6 +29,8 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;
   k.issue_flags_split = e.unlocked_flag;
+  k.hybrid_iopoll_available = e.hybrid_iopoll;
+  k.dio_caller_comp = e.dio_caller_comp;
   return k;
 }
 
@@ -72,6 +74,8 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.sq_deputy = s.at("/kernel/sqpoll/deputy").get<bool>();
   k.sq_deputy_under_iopoll = s.at("/kernel/sqpoll/deputy_under_iopoll").get<bool>();
   k.sq_submit_cap = s.at("/kernel/sqpoll/submit_cap").get<int>();
+  const auto dio = s.at("/kernel/dio_write_completion").get<std::string>();
+  if (dio != "auto") k.dio_caller_comp = dio == "caller";
   return k;
 }
 

@@ -50,6 +50,11 @@ struct KernelConfig {
   bool sq_deputy = false;               // seed 001's IORING_ENTER_SQ_DEPUTY (never merged)
   bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
   int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE
+  // IORING_SETUP_HYBRID_IOPOLL exists (6.13): a workload may ask for it.
+  bool hybrid_iopoll_available = false;
+  // kernel.dio_write_completion: an async O_DIRECT write to an XFS file finishes its iomap
+  // completion in the submitter's task_work (IOCB_DIO_CALLER_COMP) instead of a dio/ kworker.
+  bool dio_caller_comp = false;
 
   // The era's defaults (models/uring/era.hpp), every other knob at its default.
   static KernelConfig for_era(std::string_view era_name);

@@ -52,6 +52,9 @@ struct Request final : IoRequest {
   bool alive = false;
   Task* task = nullptr;      // the submitting task (req->task): where its task_work goes
   bool iopoll_done = false;  // IOPOLL: the drive has completed it; a poller has not reaped it yet
+  // HYBRID_IOPOLL: when it was issued (req->iopoll_start), and its one sleep (REQ_F_IOPOLL_STATE).
+  sim::TimeNs iopoll_start_ns = 0, iopoll_sleep_ns = 0;
+  bool iopoll_slept = false;
 
   bool hipri() const override;  // the ring is IOPOLL
   void poll_wake() override;    // io_async_wake: task_work for the owner

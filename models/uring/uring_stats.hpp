@@ -16,6 +16,8 @@ struct UringStats {
   // multishot receive: CQEs with IORING_CQE_F_MORE (not completions), buffer selects that found
   // the provided buffer ring empty
   std::uint64_t multishot_cqes = 0, buf_ring_empty = 0;
+  std::uint64_t iopoll_sleeps = 0;  // HYBRID_IOPOLL: sleeps of the poller before it spins
+  double iopoll_slept_ns = 0;
 };
 
 }  // namespace uringsim::models

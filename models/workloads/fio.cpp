@@ -74,7 +74,9 @@ double FioModel::LatStat::stdev_ns() const {
 FioModel::FioModel(const FioParams& p, const config::CostTable& costs)
     : p_(p),
       c_(UringCosts::from(costs)),
-      dev_(std::make_unique<NvmeDevice>(p_.device, DriveCosts::from(costs))) {}
+      dev_(std::make_unique<NvmeDevice>(p_.device, DriveCosts::from(costs))),
+      dio_complete_cycles_(p_.xfs ? costs.get("dio_complete_cycles") : 0),
+      wq_costs_(p_.xfs ? WorkqueueCosts::from(costs) : WorkqueueCosts{}) {}
 
 FioModel::~FioModel() = default;
 
@@ -83,6 +85,8 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
   metrics_ = &metrics;
   placer_ = std::make_unique<CpuPlacer>(engine.machine().cores);
   dev_->start(engine);
+  if (p_.xfs && !p_.kernel.dio_caller_comp)
+    dio_wq_ = std::make_unique<Workqueue>(engine, "dio/nvme0n1", wq_costs_);
   // Pinned CPUs first, so unpinned threads avoid them.
   for (int i = 0; i < p_.numjobs; ++i) {
     auto j = std::make_unique<Job>();
@@ -96,8 +100,13 @@ void FioModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     if (p_.sqthread_poll && j.sq_cpu < 0) j.sq_cpu = placer_->pick();
     j.ring = std::make_unique<Uring>(engine, p_.kernel, c_, *placer_, p_.setup);
     j.ring->ctx.setup(p_.sqthread_poll, p_.hipri);
+    if (p_.hybrid_iopoll) j.ring->ctx.set_hybrid_iopoll(true);
     if (j.index > 0) j.ring->ctx.share_breakdown_of(jobs_.front()->ring->ctx);  // one group
     j.file = std::make_unique<BlockFile>(*dev_, p_.direct);
+    if (p_.xfs)
+      j.file->set_write_completion(
+          p_.kernel.dio_caller_comp ? DioWriteCompletion::Caller : DioWriteCompletion::Workqueue,
+          dio_wq_.get(), dio_complete_cycles_);
     j.slots.resize(static_cast<std::size_t>(p_.iodepth));
     for (int s = p_.iodepth - 1; s >= 0; --s) j.free_slots.push_back(s);
     j.mix = std::make_unique<sim::Rng>(p_.seed, fmt::format("fio.job{}.rwmix", j.index));
@@ -305,6 +314,33 @@ void FioModel::report(nlohmann::json& r) const {
                 {"deputy_submitted", u.deputy_submitted}, {"sq_thread_submitted", u.sq_thread_submitted},
                 {"iopoll_passes", u.iopoll_passes},       {"iopoll_reaped", u.iopoll_reaped},
                 {"irq_completions", u.irq_completions},   {"punted", u.punted}};
+  if (p_.hybrid_iopoll) {
+    std::uint64_t sleeps = 0;
+    double slept = 0, learned = 0;
+    for (const auto& jp : jobs_) {
+      sleeps += jp->ring->ctx.stats().iopoll_sleeps;
+      slept += jp->ring->ctx.stats().iopoll_slept_ns;
+      const double l = jp->ring->ctx.iopoll_wait().learned_ns();
+      learned += std::isfinite(l) ? l : 0;
+    }
+    f["hybrid_iopoll"] = {{"sleeps", sleeps},
+                          {"mean_sleep_us", sleeps ? slept / static_cast<double>(sleeps) / 1e3 : 0.0},
+                          {"learned_poll_time_us", learned / static_cast<double>(jobs_.size()) / 1e3}};
+  }
+  if (p_.xfs) {
+    nlohmann::json d = {{"write_completion", p_.kernel.dio_caller_comp ? "caller" : "workqueue"}};
+    if (dio_wq_) {
+      const auto& ws = dio_wq_->stats();
+      double kw = 0;
+      for (int c = 0; c < engine_->machine().cores; ++c)
+        if (const sim::Thread* t = dio_wq_->worker(c)) kw += t->window_cycles();
+      d["queued"] = ws.queued;
+      d["kworkers"] = ws.workers;
+      d["kworker_wakeups"] = ws.wakeups;
+      d["kworker_cpu_pct"] = 100.0 * kw / window_cycles;
+    }
+    f["dio"] = d;
+  }
   const auto& ds = dev_->stats();
   f["device"] = {{"submitted", ds.submitted},
                  {"completed", ds.completed},

@@ -9,6 +9,7 @@
 
 #include "analysis/histogram.hpp"
 #include "models/block/nvme.hpp"
+#include "models/block/workqueue.hpp"
 #include "models/cpu_placer.hpp"
 #include "models/model.hpp"
 #include "models/uring/kernel_config.hpp"
@@ -78,6 +79,9 @@ class FioModel final : public Model {
   UringCosts c_;
   std::uint64_t errors_ = 0;  // CQEs with a negative result (e.g. -ECANCELED from io-wq)
   std::unique_ptr<NvmeDevice> dev_;
+  std::unique_ptr<Workqueue> dio_wq_;  // the XFS superblock's dio/ workqueue (filesystem = xfs)
+  sim::Cycles dio_complete_cycles_ = 0;
+  WorkqueueCosts wq_costs_;
 
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;

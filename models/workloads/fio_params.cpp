@@ -29,6 +29,21 @@ FioParams FioParams::from(const config::Scenario& s) {
                              ": /workload/hipri: hipri (IORING_SETUP_IOPOLL) requires direct=true: polled "
                              "completions exist only for O_DIRECT I/O (the kernel refuses buffered I/O on an "
                              "IOPOLL ring), got direct=false");
+  p.hybrid_iopoll = s.at("/workload/hybrid_iopoll").get<bool>();
+  p.xfs = s.at("/workload/filesystem").get<std::string>() == "xfs";
+  if (p.hybrid_iopoll && !p.hipri)
+    throw config::InputError(
+        s.source +
+        ": /workload/hybrid_iopoll: IORING_SETUP_HYBRID_IOPOLL requires hipri (the kernel "
+        "refuses it without IORING_SETUP_IOPOLL), got hipri=false");
+  if (p.hybrid_iopoll && !p.kernel.hybrid_iopoll_available)
+    throw config::InputError(s.source + ": /workload/hybrid_iopoll: kernel.era " + p.kernel.era +
+                             " has no IORING_SETUP_HYBRID_IOPOLL (6.13; era 6.x)");
+  if (p.hybrid_iopoll && p.sqthread_poll)
+    throw config::InputError(
+        s.source +
+        ": /workload/hybrid_iopoll: with sqthread_poll the SQ thread polls, and the model "
+        "has only its classic polling; use one of the two");
   const int cores = s.at("/machine/cores").get<int>();
   auto check_cpu = [&](int cpu, const char* field) {
     if (cpu >= cores)
@@ -47,6 +62,12 @@ FioParams FioParams::from(const config::Scenario& s) {
   const bool writes = p.rw == "write" || p.rw == "randwrite" || (p.rw == "randrw" && p.rwmixread < 100);
   if (reads) p.device.check_block_size(Op::Read, p.bs_bytes, s.source + ": /workload/bs_bytes");
   if (writes) p.device.check_block_size(Op::Write, p.bs_bytes, s.source + ": /workload/bs_bytes");
+  if (p.xfs && p.hipri && writes)
+    throw config::InputError(
+        s.source +
+        ": /workload/filesystem: polled (hipri) O_DIRECT writes on xfs are not modelled (iomap "
+        "drops IOCB_HIPRI for writes that need completion work); use filesystem=none or "
+        "hipri=false");
   return p;
 }
 

@@ -21,10 +21,13 @@ struct FioParams {
   int sqthread_poll_cpu = -1, cpus_allowed = -1;  // -1 = not pinned
   double rate_iops = 0;                           // 0 = unpaced
   bool direct = false, hipri = false, sqthread_poll = false;
+  bool hybrid_iopoll = false;  // IORING_SETUP_HYBRID_IOPOLL (with hipri)
+  bool xfs = false;            // filesystem = "xfs": a preallocated file on XFS, not the raw device
   std::uint64_t seed = 0;
   DeviceParams device;
 
-  // config::InputError for hipri without direct, a CPU at or above machine.cores, a depth larger
+  // config::InputError for hipri without direct, hybrid_iopoll without hipri (or on SQPOLL, or in an
+  // era without it), hipri writes on xfs, a CPU at or above machine.cores, a depth larger
   // than the SQ ring, or a block size the drive's table does not list.
   static FioParams from(const config::Scenario& s);
 };

@@ -175,6 +175,15 @@ std::string scenario_to_fio(const config::Scenario& scenario, const ExportOption
   }
   lines.push_back(fmt::format("direct={}", w.at("direct").get<bool>() ? 1 : 0));
   if (w.at("hipri").get<bool>()) lines.push_back("hipri");
+  if (w.at("hybrid_iopoll").get<bool>())
+    notes.push_back(
+        "; not expressible in fio: /workload/hybrid_iopoll (fio's io_uring engine never sets "
+        "IORING_SETUP_HYBRID_IOPOLL; written as classic hipri)");
+  if (w.at("filesystem").get<std::string>() == "xfs")
+    notes.push_back(
+        "; not expressible here: /workload/filesystem = xfs (point filename= at a preallocated file on an "
+        "XFS "
+        "mount instead of the block device)");
   if (w.at("sqthread_poll").get<bool>()) lines.push_back("sqthread_poll");
   if (const auto cpu = w.at("sqthread_poll_cpu").get<std::int64_t>(); cpu >= 0)
     lines.push_back(fmt::format("sqthread_poll_cpu={}", cpu));
