@@ -21,15 +21,15 @@ const std::vector<Era>& eras() {
   using R = ApollReady;
   // name, async_mode, apoll_ready, split lock, tw on enter, poll once, UNLOCKED flag,
   // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF, COOP_TASKRUN,
-  // DEFER_TASKRUN, multishot recv
+  // DEFER_TASKRUN, multishot recv, SQ thread's task_work cap
   static const std::vector<Era> table = {
       {"5.15", A::Blocking, R::Inline, false, true, true, false, false, false, false, false, false, false,
-       false},
+       false, 0},
       {"5.16", A::Hybrid, R::TaskWork, false, true, false, true, false, false, false, false, false, false,
-       false},
+       false, 0},
       {"5.18", A::Hybrid, R::TaskWork, true, true, false, true, false, false, false, false, false, false,
-       false},
-      {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true, true, true, true},
+       false, 0},
+      {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true, true, true, true, 32},
   };
   return table;
 }
@@ -50,7 +50,8 @@ std::string eras_markdown() {
       "poll-woken IOSQE_ASYNC request (`forced_reissue` auto) | io-wq workers' CPUs | SQPOLL idle | "
       "scheduler (`sched` auto) | setup flags `coop_taskrun`, `taskrun_flag` | `single_issuer`, "
       "`defer_taskrun` | `recv_mode` `multishot` "
-      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| SQ thread's task_work per pass (`sqpoll.tw_cap` auto) "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Era& e : eras()) {
     md += std::string("| ") + e.name + " | `" + async_mode_name(e.async_mode) + "` | `" +
           (e.apoll_ready == ApollReady::Inline ? "inline" : "task_work") + "` | `" +
@@ -59,7 +60,8 @@ std::string eras_markdown() {
           " | " + (e.forced_reissue_iowq ? "back to io-wq" : "issued in task_work") + " | " +
           (e.workers_inherit_affinity ? "the ring task's" : "any") + " | " +
           (e.sq_idle_in_jiffies ? "ms, in jiffies" : "ns") + " | " + (e.eevdf ? "EEVDF" : "CFS") + " | " +
-          yes(e.coop_taskrun) + " | " + yes(e.defer_taskrun) + " | " + yes(e.multishot_recv) + " |\n";
+          yes(e.coop_taskrun) + " | " + yes(e.defer_taskrun) + " | " + yes(e.multishot_recv) + " | " +
+          (e.sq_tw_cap > 0 ? std::to_string(e.sq_tw_cap) : std::string("all")) + " |\n";
   }
   return md;
 }

@@ -32,6 +32,9 @@ struct Era {
   bool defer_taskrun;   // SINGLE_ISSUER (6.0) + DEFER_TASKRUN (6.1), with 6.4's lazy wake-up, 6.5's
                         // FIFO order and 6.13's cap per run
   bool multishot_recv;  // IORING_RECV_MULTISHOT (6.0) with provided buffer rings (5.19)
+  // Most task_work items the SQ thread runs per loop pass (IORING_TW_CAP_ENTRIES_VALUE): 0 = all
+  // of them (io_run_task_work, before 6.9); 8 from 6.9 ("manage task_work privately"), 32 from 6.15.
+  int sq_tw_cap;
 };
 
 const std::vector<Era>& eras();

@@ -29,6 +29,7 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;
   k.issue_flags_split = e.unlocked_flag;
+  k.sq_tw_cap = e.sq_tw_cap;
   return k;
 }
 
@@ -72,6 +73,8 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.sq_deputy = s.at("/kernel/sqpoll/deputy").get<bool>();
   k.sq_deputy_under_iopoll = s.at("/kernel/sqpoll/deputy_under_iopoll").get<bool>();
   k.sq_submit_cap = s.at("/kernel/sqpoll/submit_cap").get<int>();
+  const int tw_cap = s.at("/kernel/sqpoll/tw_cap").get<int>();
+  if (tw_cap >= 0) k.sq_tw_cap = tw_cap;  // -1: the era's
   return k;
 }
 
@@ -103,6 +106,7 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.sq_loop_pass = t.get("sq_loop_pass_cycles");
   c.fio_io = t.get("fio_io_cycles");
   c.nop_issue = t.get("nop_issue_cycles");
+  c.blk_plug_flush = t.get("blk_plug_flush_cycles");
   return c;
 }
 

@@ -50,6 +50,7 @@ struct KernelConfig {
   bool sq_deputy = false;               // seed 001's IORING_ENTER_SQ_DEPUTY (never merged)
   bool sq_deputy_under_iopoll = false;  // lift the RFC's !IOPOLL condition
   int sq_submit_cap = 8;                // IORING_SQPOLL_CAP_ENTRIES_VALUE
+  int sq_tw_cap = 0;                    // IORING_TW_CAP_ENTRIES_VALUE per SQ loop pass; 0 = no cap
 
   // The era's defaults (models/uring/era.hpp), every other knob at its default.
   static KernelConfig for_era(std::string_view era_name);
@@ -69,6 +70,7 @@ struct UringCosts {
   sim::Cycles cacheline_transfer;
   sim::Cycles app_cqe, app_sqe_prep;
   sim::Cycles rw_complete, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
+  sim::Cycles blk_plug_flush;  // the block plug io_submit_sqes holds (models/block/plug.hpp)
 
   static UringCosts from(const config::CostTable& t);
 };
