@@ -64,6 +64,7 @@ std::vector<ModelField> model_only_fields(const config::Scenario& s, const Machi
              "the SQPOLL deputy (IORING_ENTER_SQ_DEPUTY) was never merged");
   at_default({"kernel", "sqpoll", "submit_cap"},
              own_kernel + ": IORING_SQPOLL_CAP_ENTRIES_VALUE is compiled in");
+  at_default({"kernel", "sqpoll", "tw_cap"}, own_kernel + ": IORING_TW_CAP_ENTRIES_VALUE is compiled in");
 
   const auto defaults = config::CostTable::defaults();
   for (const auto& [key, value] : s.at("/costs").items())

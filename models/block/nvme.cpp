@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "models/block/workqueue.hpp"
+#include "config/schema.hpp"
 #include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
@@ -21,8 +22,40 @@ std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
 }
 }  // namespace
 
+namespace {
+// A field the preset sets must keep its schema default: the preset would silently override it.
+void refuse_with_preset(const config::Scenario& s, const char* field) {
+  const auto* dev = config::Schema::get().root().field("device");
+  const auto* f = dev->spec->field(field);
+  const nlohmann::json def = nlohmann::json::parse(f->spec->default_value->dump());
+  if (s.at(std::string("/device/") + field) != def)
+    throw config::InputError(fmt::format(
+        "{}: device.{} conflicts with device.preset \"null_blk\", which sets it; remove one of them",
+        s.source, field));
+}
+}  // namespace
+
 DeviceParams DeviceParams::from(const config::Scenario& s) {
   DeviceParams p;
+  const auto preset = s.at("/device/preset").get<std::string>();
+  const auto irqmode = s.at("/device/null_blk_irqmode").get<std::string>();
+  const double completion_ns = s.at("/device/null_blk_completion_ns").get<double>();
+  if (preset == "null_blk") {
+    for (const char* f : {"hw_queues", "parallelism", "read", "write"}) refuse_with_preset(s, f);
+    // null_blk (drivers/block/null_blk/main.c): completes in null_handle_cmd, at once by softirq
+    // (irqmode=1, the default) or after completion_nsec by hrtimer (irqmode=2), on the submitting
+    // CPU; no media, so no service table and no limit on commands in service (tags not modelled).
+    p.hw_queues = s.at("/machine/cores").get<int>();  // the completion is taken on the submitter's CPU
+    p.parallelism = std::numeric_limits<int>::max();
+    const double ns = irqmode == "timer" ? completion_ns : 0.0;
+    p.fixed = Distribution::from_json({{"kind", "constant"}, {"value_us", ns / 1e3}});
+    p.seed = s.at("/seed").get<std::uint64_t>();
+    return p;
+  }
+  if (irqmode != "softirq" || completion_ns != 10000)
+    throw config::InputError(fmt::format(
+        "{}: device.null_blk_irqmode and device.null_blk_completion_ns need device.preset \"null_blk\"",
+        s.source));
   const int hw = s.at("/device/hw_queues").get<int>();
   p.hw_queues = hw == 0 ? s.at("/machine/cores").get<int>() : hw;  // 0: one per core
   p.parallelism = s.at("/device/parallelism").get<int>();
@@ -33,6 +66,7 @@ DeviceParams DeviceParams::from(const config::Scenario& s) {
 }
 
 void DeviceParams::check_block_size(Op op, std::uint32_t bs, const std::string& where) const {
+  if (fixed) return;  // every size
   const auto& t = op == Op::Write ? write : read;
   if (t.count(bs)) return;
   std::string listed;
@@ -54,6 +88,7 @@ NvmeDevice::NvmeDevice(const DeviceParams& p, const DriveCosts& costs)
     : p_(p), c_(costs), rng_(p.seed, "device.nvme.service") {}
 
 const Distribution& NvmeDevice::service(Op op, std::uint32_t bs) const {
+  if (p_.fixed) return *p_.fixed;
   return (op == Op::Write ? p_.write : p_.read).at(bs);  // checked when the model was built
 }
 
@@ -74,7 +109,22 @@ void NvmeDevice::submit(const IoRequest& req, bool polled, std::function<void()>
   // With fewer queues than CPUs, CPU c uses queue c mod n, whose interrupt is taken on CPU (queue).
   const int irq_cpu = self.cpu() % p_.hw_queues;
   Cmd cmd{polled, irq_cpu, std::move(on_done), service(req.op, req.bytes).sample_ns(rng_)};
-  const sim::TimeNs t = self.local_now_ns();  // the doorbell is written at the end of that work
+  if (BlockPlug* plug = BlockPlug::of(self)) {
+    ++stats_.plugged;
+    // Held until the flush, which runs in whichever context flushes (itself a thread's work).
+    plug->add(*this, [this, cmd = std::move(cmd)]() mutable {
+      dispatch(std::move(cmd), sim::current().local_now_ns());
+    });
+    return;
+  }
+  dispatch(std::move(cmd), self.local_now_ns());  // the doorbell is written at the end of that work
+}
+
+void NvmeDevice::plug_flushed(std::uint64_t) {
+  ++stats_.plug_flushes;
+}
+
+void NvmeDevice::dispatch(Cmd cmd, sim::TimeNs t) {
   if (in_service_ < p_.parallelism) {
     begin(std::move(cmd), t);
   } else {

@@ -9,10 +9,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <vector>
 
 #include "config/scenario.hpp"
+#include "models/block/plug.hpp"
 #include "models/distribution.hpp"
 #include "models/io/file.hpp"
 #include "sim/engine.hpp"
@@ -26,6 +28,8 @@ struct DeviceParams {
   int parallelism = 0;
   std::map<std::uint32_t, Distribution> read, write;  // service time by block size
   std::uint64_t seed = 0;
+  // device.preset "null_blk": one fixed service time for every op and size (tables unused).
+  std::optional<Distribution> fixed;
 
   // InputError (naming `where` and the listed sizes) unless the table for `op` lists `bs`.
   void check_block_size(Op op, std::uint32_t bs, const std::string& where) const;
@@ -43,10 +47,12 @@ struct DriveCosts {
 
 struct DeviceStats {
   std::uint64_t submitted = 0, completed = 0, irqs = 0, polled_done = 0, queued_peak = 0;
+  // Requests that went through a plug, and the plug flushes that dispatched them.
+  std::uint64_t plugged = 0, plug_flushes = 0;
   sim::TimeNs service_ns_total = 0;
 };
 
-class NvmeDevice {
+class NvmeDevice final : public PlugSink {
  public:
   NvmeDevice(const DeviceParams& p, const DriveCosts& costs);
   void start(sim::Engine& engine);  // spawns the drive's own (unaccounted) thread
@@ -54,8 +60,10 @@ class NvmeDevice {
   // Issue from the current thread: charges nvme_submit there; the drive starts after that work.
   // `polled`: the completion only calls on_done (in the drive's context, free: it models the
   // completion entry appearing in memory). Otherwise on_done runs on the IRQ thread of the
-  // submitter's hardware queue, after irq_handle_cycles.
+  // submitter's hardware queue, after irq_handle_cycles. If the thread has a plug (BlockPlug), the
+  // command waits on it and reaches the drive when the plug is flushed.
   void submit(const IoRequest& req, bool polled, std::function<void()> on_done);
+  void plug_flushed(std::uint64_t requests) override;
 
   const DeviceStats& stats() const { return stats_; }
   const DriveCosts& costs() const { return c_; }
@@ -78,6 +86,7 @@ class NvmeDevice {
     std::vector<Cmd> pending;
   };
   const Distribution& service(Op op, std::uint32_t bs) const;
+  void dispatch(Cmd cmd, sim::TimeNs t);  // the doorbell, at t: start it or queue it
   void begin(Cmd cmd, sim::TimeNs t_start);
   void drive_main();
   void complete(Cmd& cmd);

@@ -21,16 +21,17 @@ const std::vector<Era>& eras() {
   using R = ApollReady;
   // name, async_mode, apoll_ready, split lock, tw on enter, poll once, UNLOCKED flag,
   // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF, COOP_TASKRUN,
-  // DEFER_TASKRUN, multishot recv, hybrid IOPOLL, DIO write caller completion
+  // DEFER_TASKRUN, multishot recv, hybrid IOPOLL, DIO write caller completion, SQ thread's
+  // task_work cap
   static const std::vector<Era> table = {
       {"5.15", A::Blocking, R::Inline, false, true, true, false, false, false, false, false, false, false,
-       false, false, false},
+       false, false, false, 0},
       {"5.16", A::Hybrid, R::TaskWork, false, true, false, true, false, false, false, false, false, false,
-       false, false, false},
+       false, false, false, 0},
       {"5.18", A::Hybrid, R::TaskWork, true, true, false, true, false, false, false, false, false, false,
-       false, false, false},
+       false, false, false, 0},
       {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true, true, true, true,
-       true, false},
+       true, false, 32},
   };
   return table;
 }
@@ -52,7 +53,8 @@ std::string eras_markdown() {
       "scheduler (`sched` auto) | setup flags `coop_taskrun`, `taskrun_flag` | `single_issuer`, "
       "`defer_taskrun` | `recv_mode` `multishot` | fio `hybrid_iopoll` | "
       "O_DIRECT write completion on XFS (`dio_write_completion` auto) "
-      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| SQ thread's task_work per pass (`sqpoll.tw_cap` auto) "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Era& e : eras()) {
     md += std::string("| ") + e.name + " | `" + async_mode_name(e.async_mode) + "` | `" +
           (e.apoll_ready == ApollReady::Inline ? "inline" : "task_work") + "` | `" +
@@ -63,7 +65,8 @@ std::string eras_markdown() {
           (e.sq_idle_in_jiffies ? "ms, in jiffies" : "ns") + " | " + (e.eevdf ? "EEVDF" : "CFS") + " | " +
           yes(e.coop_taskrun) + " | " + yes(e.defer_taskrun) + " | " + yes(e.multishot_recv) + " | " +
           yes(e.hybrid_iopoll) + " | " +
-          (e.dio_caller_comp ? "`caller` (task_work)" : "`workqueue` (kworker)") + " |\n";
+          (e.dio_caller_comp ? "`caller` (task_work)" : "`workqueue` (kworker)") + " | " +
+          (e.sq_tw_cap > 0 ? std::to_string(e.sq_tw_cap) : std::string("all")) + " |\n";
   }
   return md;
 }

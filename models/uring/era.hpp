@@ -37,6 +37,9 @@ struct Era {
   // (IOCB_DIO_CALLER_COMP) rather than a dio/ workqueue kworker. Merged in 6.6-rc1, disabled by
   // io_uring before 6.6 was released and removed in 2025: no released era has it.
   bool dio_caller_comp;
+  // Most task_work items the SQ thread runs per loop pass (IORING_TW_CAP_ENTRIES_VALUE): 0 = all
+  // of them (io_run_task_work, before 6.9); 8 from 6.9 ("manage task_work privately"), 32 from 6.15.
+  int sq_tw_cap;
 };
 
 const std::vector<Era>& eras();

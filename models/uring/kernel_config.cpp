@@ -31,6 +31,7 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.issue_flags_split = e.unlocked_flag;
   k.hybrid_iopoll_available = e.hybrid_iopoll;
   k.dio_caller_comp = e.dio_caller_comp;
+  k.sq_tw_cap = e.sq_tw_cap;
   return k;
 }
 
@@ -76,6 +77,8 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   k.sq_submit_cap = s.at("/kernel/sqpoll/submit_cap").get<int>();
   const auto dio = s.at("/kernel/dio_write_completion").get<std::string>();
   if (dio != "auto") k.dio_caller_comp = dio == "caller";
+  const int tw_cap = s.at("/kernel/sqpoll/tw_cap").get<int>();
+  if (tw_cap >= 0) k.sq_tw_cap = tw_cap;  // -1: the era's
   return k;
 }
 
@@ -109,6 +112,7 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.sq_loop_pass = t.get("sq_loop_pass_cycles");
   c.fio_io = t.get("fio_io_cycles");
   c.nop_issue = t.get("nop_issue_cycles");
+  c.blk_plug_flush = t.get("blk_plug_flush_cycles");
   return c;
 }
 

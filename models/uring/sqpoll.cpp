@@ -1,5 +1,6 @@
 #include "models/uring/sqpoll.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/engine.hpp"
@@ -77,7 +78,13 @@ void SqThread::main() {
     const int cap = ctxs_.size() > 1 ? k_.sq_submit_cap : std::numeric_limits<int>::max();
     bool spin = false;
     for (IoRingCtx* c : ctxs_) spin = c->sq_thread_pass(cap, task_) || spin;
-    task_.run();
+    // io_sq_tw (6.9+): at most tw_cap items per pass, the rest kept for the next pass, and a pass
+    // that ran any counts as busy (sqt_spin). Uncapped (io_run_task_work, 5.x eras): as before.
+    const std::size_t ran = task_.run_capped(static_cast<std::size_t>(k_.sq_tw_cap));
+    stats_.tw_items += ran;
+    stats_.tw_max_per_pass = std::max<std::uint64_t>(stats_.tw_max_per_pass, ran);
+    if (task_.pending() && ran > 0) ++stats_.tw_capped_passes;
+    if (ran > 0 && k_.sq_tw_cap > 0) spin = true;
     const sim::TimeNs now = sim::now_ns();
     if (spin) timeout = idle_deadline(now);
     if (spin || now < timeout) {

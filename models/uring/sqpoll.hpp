@@ -18,6 +18,8 @@ class IoRingCtx;
 
 struct SqThreadStats {
   std::uint64_t passes = 0, sleeps = 0, wakeups = 0, idle_spins = 0;
+  // task_work items run, the most in one pass, and passes that left items for the next (tw_cap)
+  std::uint64_t tw_items = 0, tw_max_per_pass = 0, tw_capped_passes = 0;
 };
 
 class SqThread {

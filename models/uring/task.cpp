@@ -1,5 +1,7 @@
 #include "models/uring/task.hpp"
 
+#include <algorithm>
+
 #include "models/uring/ctx.hpp"
 #include "sim/thread.hpp"
 
@@ -59,29 +61,60 @@ bool Task::wake_if_sleeping() {
 
 void Task::run() {
   static const sim::Label site = sim::intern("tctx_task_work");
-  auto& self = sim::current();
   while (!list_.empty()) {
     std::deque<Item> batch;
     task_lock_->lock(site);
     batch.swap(list_);
     task_lock_->unlock();
-    IoRingCtx* locked = nullptr;
-    if (!batch.empty()) {
-      ++runs_;
-      self.count(sym_run());
-    }
-    for (auto& item : batch) {
-      if (item.ctx != locked) {
-        if (locked) locked->tw_end();
-        locked = item.ctx;
-        if (locked) locked->tw_begin();
-      }
-      self.charge(costs_.tw_run, sym_run());
-      ++items_run_;
-      item.fn();
-    }
-    if (locked) locked->tw_end();
+    run_items(batch, batch.size());
   }
+}
+
+std::size_t Task::run_capped(std::size_t max) {
+  if (max == 0) {
+    const std::uint64_t before = items_run_;
+    run();
+    return static_cast<std::size_t>(items_run_ - before);
+  }
+  static const sim::Label site = sim::intern("tctx_task_work");
+  std::size_t done = 0;
+  while (done < max && !list_.empty()) {
+    std::deque<Item> batch;
+    task_lock_->lock(site);
+    batch.swap(list_);
+    task_lock_->unlock();
+    const std::size_t n = std::min(batch.size(), max - done);
+    run_items(batch, n);
+    done += n;
+    // The rest is the retry list: it goes before anything queued meanwhile.
+    while (!batch.empty()) {
+      list_.push_front(std::move(batch.back()));
+      batch.pop_back();
+    }
+  }
+  return done;
+}
+
+// Runs the first n items of batch (removing them), each ring's items under its uring_lock.
+void Task::run_items(std::deque<Item>& batch, std::size_t n) {
+  auto& self = sim::current();
+  if (n == 0) return;
+  ++runs_;
+  self.count(sym_run());
+  IoRingCtx* locked = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    Item item = std::move(batch.front());
+    batch.pop_front();
+    if (item.ctx != locked) {
+      if (locked) locked->tw_end();
+      locked = item.ctx;
+      if (locked) locked->tw_begin();
+    }
+    self.charge(costs_.tw_run, sym_run());
+    ++items_run_;
+    item.fn();
+  }
+  if (locked) locked->tw_end();
 }
 
 }  // namespace uringsim::models

@@ -35,6 +35,9 @@ class Task {
   void add(IoRingCtx* ctx, std::function<void()> fn, Notify notify = Notify::Signal);
   // Run all pending work (only from this task's own thread).
   void run();
+  // Run at most `max` items (0: no cap), oldest first; what is left stays at the head of the list
+  // and runs before newer work next time (io_sq_tw's retry list, 6.9+). Returns the items run.
+  std::size_t run_capped(std::size_t max);
   bool pending() const { return !list_.empty(); }
 
   // The task is sleeping interruptibly on `wq` (e.g. waiting for CQEs); a task_work add wakes it.
@@ -59,6 +62,7 @@ class Task {
   const UringCosts& costs_;
   sim::Thread* thread_ = nullptr;
   std::deque<Item> list_;
+  void run_items(std::deque<Item>& batch, std::size_t n);
   std::unique_ptr<sim::SpinLock> task_lock_;
   sim::WaitQueue* sleeping_on_ = nullptr;
   std::function<void()> kick_;

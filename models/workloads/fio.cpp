@@ -276,7 +276,10 @@ void FioModel::report(nlohmann::json& r) const {
                      {"cpu_pct", 100.0 * c / window_cycles},
                      {"sleeps", st.sleeps},
                      {"wakeups", st.wakeups},
-                     {"passes", st.passes}});
+                     {"passes", st.passes},
+                     {"tw_items", st.tw_items},
+                     {"tw_max_per_pass", st.tw_max_per_pass},
+                     {"tw_capped_passes", st.tw_capped_passes}});
     }
   }
   const double n = static_cast<double>(p_.numjobs);
@@ -348,12 +351,20 @@ void FioModel::report(nlohmann::json& r) const {
                  {"polled_done", ds.polled_done},
                  {"queued_peak", ds.queued_peak},
                  {"mean_service_us", ds.submitted ? ds.service_ns_total / ds.submitted / 1e3 : 0.0}};
+  // The block layer's plugs (io_submit_sqes batches of more than two SQEs): blktrace's
+  // requests per unplug.
+  f["block"] = {{"plugged_requests", ds.plugged},
+                {"plug_flushes", ds.plug_flushes},
+                {"requests_per_plug_flush",
+                 ds.plug_flushes ? nlohmann::json(static_cast<double>(ds.plugged) / ds.plug_flushes)
+                                 : nlohmann::json(nullptr)}};
   f["setup"] = {{"sqpoll", p_.sqthread_poll},
                 {"iopoll", p_.hipri},
                 {"deputy", p_.kernel.sq_deputy},
                 {"deputy_active",
                  p_.sqthread_poll && p_.kernel.sq_deputy && (!p_.hipri || p_.kernel.sq_deputy_under_iopoll)},
-                {"sq_thread_idle_us", p_.kernel.sq_idle_ns / 1e3}};
+                {"sq_thread_idle_us", p_.kernel.sq_idle_ns / 1e3},
+                {"sq_tw_cap", p_.kernel.sq_tw_cap}};
   r["fio"] = f;
 }
 
