@@ -32,6 +32,8 @@ for r in (a, b):
 def same(x, y):  # every value the old results have, the new ones have too (new keys may be added)
     if isinstance(x, dict):
         return isinstance(y, dict) and all(k in y and same(v, y[k]) for k, v in x.items())
+    if isinstance(x, list):
+        return isinstance(y, list) and len(x) == len(y) and all(same(a, b) for a, b in zip(x, y))
     return x == y
 sys.exit(0 if same(a, b) else 1)
 PY
