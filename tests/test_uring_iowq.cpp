@@ -353,7 +353,7 @@ LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock)
   REQUIRE(seen.size() == 1);
   LockUse use;
   for (const sim::Lock* l : w.engine.locks()) {
-    if (l->name() != "wqe->lock" && l->name().rfind("acct->lock", 0) != 0) continue;
+    if (l->name() != "wqe->lock" && l->name().rfind("acct->", 0) != 0) continue;
     auto& sites = use.sites[l->name()];
     for (const auto& [site, st] : l->sites()) sites[sim::label_name(site)] = st.acquisitions;
   }
@@ -388,7 +388,47 @@ void check_split(LockUse u) {
   CHECK(u.list_guard["io-wq bound work list"] == "acct->lock[bound]");
   CHECK(u.list_guard["io-wq unbound work list"] == "acct->lock[unbound]");
 }
+
+// 6.15+: no wqe->lock at all; the free list, counts and creation under the account's own
+// acct->workers_lock, the work list under acct->lock, and the enqueue wakes under RCU (6.6).
+void check_workers(LockUse u) {
+  CHECK(u.sites.size() == 4);
+  CHECK(u.sites.count("wqe->lock") == 0);
+  auto& bound = u.sites["acct->lock[bound]"];
+  auto& workers = u.sites["acct->workers_lock[bound]"];
+  CHECK(bound["io_wqe_enqueue"] == 1);  // the insert; no lock for the wake-up
+  CHECK(workers["io_wqe_enqueue"] == 0);
+  CHECK(workers["io_wqe_create_worker"] == 1);  // nr_workers++ for the first worker
+  CHECK(workers["create_io_worker"] == 1);      // onto the free list
+  CHECK(workers["__io_worker_busy"] == 1);      // off the free list as it takes the read
+  CHECK(workers["io_wqe_worker"] == 1);         // back on it when idle
+  CHECK(bound["io_wqe_dec_running"] == 2);      // the sleep hook peeks under acct->lock
+  CHECK(workers["io_wq_worker_sleeping"] == 0);
+  CHECK(bound["__io_worker_busy"] == 0);  // worker-list changes never under the list lock
+  CHECK(u.sites["acct->lock[unbound]"].empty());
+  CHECK(u.sites["acct->workers_lock[unbound]"].empty());
+  CHECK(u.list_guard["io-wq bound work list"] == "acct->lock[bound]");
+  CHECK(u.list_guard["io-wq unbound work list"] == "acct->lock[unbound]");
+}
 }  // namespace
+
+TEST_CASE(
+    "uring: era 6.x with kernel.iowq.lock auto takes the per-account acct->workers_lock, no wq-wide lock") {
+  check_workers(io_wq_locks_of_one_punt("6.x", "auto"));
+}
+
+TEST_CASE("uring: kernel.iowq.lock workers overrides era 5.16's global locking") {
+  check_workers(io_wq_locks_of_one_punt("5.16", "workers"));
+}
+
+TEST_CASE("uring: kernel.iowq.lock split on era 6.x wakes a free worker without wqe->lock (6.6)") {
+  const LockUse u = io_wq_locks_of_one_punt("6.x", "split");
+  auto sites = u.sites;
+  CHECK(sites.size() == 3);
+  CHECK(sites["acct->lock[bound]"]["io_wqe_enqueue"] == 1);
+  CHECK(sites["wqe->lock"]["io_wqe_enqueue"] == 0);  // 5.18 takes it here (check_split)
+  CHECK(sites["wqe->lock"]["__io_worker_busy"] == 1);
+}
 
 TEST_CASE("uring: era 5.16 with kernel.iowq.lock auto takes the global wqe->lock") {
   check_global(io_wq_locks_of_one_punt("5.16", "auto"));
@@ -402,6 +442,6 @@ TEST_CASE("uring: kernel.iowq.lock split overrides era 5.16's global locking") {
   check_split(io_wq_locks_of_one_punt("5.16", "split"));
 }
 
-TEST_CASE("uring: kernel.iowq.lock global overrides era 6.x's split locking") {
+TEST_CASE("uring: kernel.iowq.lock global overrides era 6.x's workers locking") {
   check_global(io_wq_locks_of_one_punt("6.x", "global"));
 }
