@@ -334,6 +334,7 @@ using SiteCounts = std::map<std::string, std::map<std::string, std::uint64_t>>;
 struct LockUse {
   SiteCounts sites;
   std::map<std::string, std::string> list_guard;  // work list -> its lock, from the topology
+  int pools = 0;                                  // io-wq queues declared (one per io_wq)
 };
 
 LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock) {
@@ -359,6 +360,7 @@ LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock)
   }
   for (const auto& e : w.engine.topology().edges)
     if (e.label == "protected by") use.list_guard[e.from] = e.to;
+  for (const auto& n : w.engine.topology().nodes) use.pools += n.name == "io-wq";
   return use;
 }
 
@@ -444,4 +446,13 @@ TEST_CASE("uring: kernel.iowq.lock split overrides era 5.16's global locking") {
 
 TEST_CASE("uring: kernel.iowq.lock global overrides era 6.x's workers locking") {
   check_global(io_wq_locks_of_one_punt("6.x", "global"));
+}
+
+TEST_CASE("uring: a pre-6.4 era has one io-wq per task on the one-node machine: 6.4's layout") {
+  // Before 6.4 io_wq had one io_wqe per NUMA node and a task queued to its own node's; the model's
+  // machine is one node, so each era has one pool, with both accounts' lists (6.4: "One wqe per
+  // wq", no change on one node, as mmtests saw).
+  const LockUse u = io_wq_locks_of_one_punt("5.18", "auto");
+  CHECK(u.list_guard.size() == 2);  // the bound and unbound lists, of that pool
+  CHECK(u.pools == 1);
 }
