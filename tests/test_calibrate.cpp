@@ -441,13 +441,13 @@ TEST_CASE(
 
 TEST_CASE("calibrate: the io-wq spin sections per item that derive subtracts are the model's") {
   // A batch of IOSQE_ASYNC NOPs worked through by one worker on one CPU, at two depths. Every NOP
-  // passes kIowqSpinSectionsPerItem spinlock sections (enqueue under wqe->lock and acct->lock, the
-  // worker's get-work under acct->lock, __io_worker_busy, the CQE post); other sections (creation
-  // attempts, the sleep hooks) depend on how the worker and the submitter interleave on the CPU.
+  // passes kIowqSpinSectionsPerItem spinlock sections (enqueue under acct->lock, the worker's
+  // get-work under acct->lock, __io_worker_busy under acct->workers_lock, the CQE post); other
+  // sections (creation attempts, the sleep hooks) depend on how the worker and the submitter
+  // interleave on the CPU. Era 6.x finds the free worker under RCU: no lock at enqueue for it.
   const auto dir = fresh_dir("calibrate-iowq-locks");
   const std::vector<std::pair<std::string, std::string>> per_item_sites = {
-      {"wqe->lock", "io_wqe_enqueue"},
-      {"wqe->lock", "__io_worker_busy"},
+      {"acct->workers_lock[bound]", "__io_worker_busy"},
       {"acct->lock[bound]", "io_wqe_enqueue"},
       {"acct->lock[bound]", "io_worker_handle_work"},
       {"ctx->completion_lock", "io_req_complete_post"}};

@@ -43,7 +43,8 @@ TEST_CASE("eras: a scenario's auto knobs follow its era's row; a knob it sets wi
     const auto t = models::KernelConfig::for_era(row.name);
     CHECK(k.async_mode == row.async_mode);
     CHECK(k.apoll_ready == row.apoll_ready);
-    CHECK((k.iowq_lock == models::IoWqLock::Split) == row.iowq_split_lock);
+    CHECK(k.iowq_lock == row.iowq_lock);
+    CHECK(k.iowq_rcu_wake == row.iowq_rcu_wake);
     CHECK(k.tw_on_enter == row.tw_on_enter);
     CHECK(k.poll_once == row.poll_once);
     CHECK(k.forced_reissue_iowq == row.forced_reissue_iowq);

@@ -334,6 +334,7 @@ using SiteCounts = std::map<std::string, std::map<std::string, std::uint64_t>>;
 struct LockUse {
   SiteCounts sites;
   std::map<std::string, std::string> list_guard;  // work list -> its lock, from the topology
+  int pools = 0;                                  // io-wq queues declared (one per io_wq)
 };
 
 LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock) {
@@ -353,12 +354,13 @@ LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock)
   REQUIRE(seen.size() == 1);
   LockUse use;
   for (const sim::Lock* l : w.engine.locks()) {
-    if (l->name() != "wqe->lock" && l->name().rfind("acct->lock", 0) != 0) continue;
+    if (l->name() != "wqe->lock" && l->name().rfind("acct->", 0) != 0) continue;
     auto& sites = use.sites[l->name()];
     for (const auto& [site, st] : l->sites()) sites[sim::label_name(site)] = st.acquisitions;
   }
   for (const auto& e : w.engine.topology().edges)
     if (e.label == "protected by") use.list_guard[e.from] = e.to;
+  for (const auto& n : w.engine.topology().nodes) use.pools += n.name == "io-wq";
   return use;
 }
 
@@ -388,7 +390,47 @@ void check_split(LockUse u) {
   CHECK(u.list_guard["io-wq bound work list"] == "acct->lock[bound]");
   CHECK(u.list_guard["io-wq unbound work list"] == "acct->lock[unbound]");
 }
+
+// 6.15+: no wqe->lock at all; the free list, counts and creation under the account's own
+// acct->workers_lock, the work list under acct->lock, and the enqueue wakes under RCU (6.6).
+void check_workers(LockUse u) {
+  CHECK(u.sites.size() == 4);
+  CHECK(u.sites.count("wqe->lock") == 0);
+  auto& bound = u.sites["acct->lock[bound]"];
+  auto& workers = u.sites["acct->workers_lock[bound]"];
+  CHECK(bound["io_wqe_enqueue"] == 1);  // the insert; no lock for the wake-up
+  CHECK(workers["io_wqe_enqueue"] == 0);
+  CHECK(workers["io_wqe_create_worker"] == 1);  // nr_workers++ for the first worker
+  CHECK(workers["create_io_worker"] == 1);      // onto the free list
+  CHECK(workers["__io_worker_busy"] == 1);      // off the free list as it takes the read
+  CHECK(workers["io_wqe_worker"] == 1);         // back on it when idle
+  CHECK(bound["io_wqe_dec_running"] == 2);      // the sleep hook peeks under acct->lock
+  CHECK(workers["io_wq_worker_sleeping"] == 0);
+  CHECK(bound["__io_worker_busy"] == 0);  // worker-list changes never under the list lock
+  CHECK(u.sites["acct->lock[unbound]"].empty());
+  CHECK(u.sites["acct->workers_lock[unbound]"].empty());
+  CHECK(u.list_guard["io-wq bound work list"] == "acct->lock[bound]");
+  CHECK(u.list_guard["io-wq unbound work list"] == "acct->lock[unbound]");
+}
 }  // namespace
+
+TEST_CASE(
+    "uring: era 6.x with kernel.iowq.lock auto takes the per-account acct->workers_lock, no wq-wide lock") {
+  check_workers(io_wq_locks_of_one_punt("6.x", "auto"));
+}
+
+TEST_CASE("uring: kernel.iowq.lock workers overrides era 5.16's global locking") {
+  check_workers(io_wq_locks_of_one_punt("5.16", "workers"));
+}
+
+TEST_CASE("uring: kernel.iowq.lock split on era 6.x wakes a free worker without wqe->lock (6.6)") {
+  const LockUse u = io_wq_locks_of_one_punt("6.x", "split");
+  auto sites = u.sites;
+  CHECK(sites.size() == 3);
+  CHECK(sites["acct->lock[bound]"]["io_wqe_enqueue"] == 1);
+  CHECK(sites["wqe->lock"]["io_wqe_enqueue"] == 0);  // 5.18 takes it here (check_split)
+  CHECK(sites["wqe->lock"]["__io_worker_busy"] == 1);
+}
 
 TEST_CASE("uring: era 5.16 with kernel.iowq.lock auto takes the global wqe->lock") {
   check_global(io_wq_locks_of_one_punt("5.16", "auto"));
@@ -402,6 +444,15 @@ TEST_CASE("uring: kernel.iowq.lock split overrides era 5.16's global locking") {
   check_split(io_wq_locks_of_one_punt("5.16", "split"));
 }
 
-TEST_CASE("uring: kernel.iowq.lock global overrides era 6.x's split locking") {
+TEST_CASE("uring: kernel.iowq.lock global overrides era 6.x's workers locking") {
   check_global(io_wq_locks_of_one_punt("6.x", "global"));
+}
+
+TEST_CASE("uring: a pre-6.4 era has one io-wq per task on the one-node machine: 6.4's layout") {
+  // Before 6.4 io_wq had one io_wqe per NUMA node and a task queued to its own node's; the model's
+  // machine is one node, so each era has one pool, with both accounts' lists (6.4: "One wqe per
+  // wq", no change on one node, as mmtests saw).
+  const LockUse u = io_wq_locks_of_one_punt("5.18", "auto");
+  CHECK(u.list_guard.size() == 2);  // the bound and unbound lists, of that pool
+  CHECK(u.pools == 1);
 }

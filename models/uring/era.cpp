@@ -16,22 +16,35 @@ const char* async_mode_name(AsyncMode m) {
   return "?";
 }
 
+const char* iowq_lock_name(IoWqLock l) {
+  switch (l) {
+    case IoWqLock::Global:
+      return "global";
+    case IoWqLock::Split:
+      return "split";
+    case IoWqLock::Workers:
+      return "workers";
+  }
+  return "?";
+}
+
 const std::vector<Era>& eras() {
   using A = AsyncMode;
   using R = ApollReady;
-  // name, async_mode, apoll_ready, split lock, tw on enter, poll once, UNLOCKED flag,
+  using L = IoWqLock;
+  // name, async_mode, apoll_ready, io-wq lock, RCU wake, tw on enter, poll once, UNLOCKED flag,
   // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF, COOP_TASKRUN,
   // DEFER_TASKRUN, multishot recv, hybrid IOPOLL, DIO write caller completion, SQ thread's
   // task_work cap
   static const std::vector<Era> table = {
-      {"5.15", A::Blocking, R::Inline, false, true, true, false, false, false, false, false, false, false,
-       false, false, false, 0},
-      {"5.16", A::Hybrid, R::TaskWork, false, true, false, true, false, false, false, false, false, false,
-       false, false, false, 0},
-      {"5.18", A::Hybrid, R::TaskWork, true, true, false, true, false, false, false, false, false, false,
-       false, false, false, 0},
-      {"6.x", A::Hybrid, R::TaskWork, true, false, false, true, true, true, true, true, true, true, true,
-       true, false, 32},
+      {"5.15", A::Blocking, R::Inline, L::Global, false, true, true, false, false, false, false, false, false,
+       false, false, false, false, 0},
+      {"5.16", A::Hybrid, R::TaskWork, L::Global, false, true, false, true, false, false, false, false, false,
+       false, false, false, false, 0},
+      {"5.18", A::Hybrid, R::TaskWork, L::Split, false, true, false, true, false, false, false, false, false,
+       false, false, false, false, 0},
+      {"6.x", A::Hybrid, R::TaskWork, L::Workers, true, false, false, true, true, true, true, true, true,
+       true, true, true, false, 32},
   };
   return table;
 }
@@ -48,17 +61,19 @@ std::string eras_markdown() {
   auto yes = [](bool b) { return b ? "yes" : "no"; };
   std::string md =
       "| Era | `async_mode` (auto) | `apoll_ready` (auto) | `iowq.lock` (auto) | task_work run at "
-      "`io_uring_enter` entry | a polled request that gets -EAGAIN again | `IO_URING_F_UNLOCKED` | "
+      "`io_uring_enter` entry | free worker found on enqueue | a polled request that gets -EAGAIN again | "
+      "`IO_URING_F_UNLOCKED` | "
       "poll-woken IOSQE_ASYNC request (`forced_reissue` auto) | io-wq workers' CPUs | SQPOLL idle | "
       "scheduler (`sched` auto) | setup flags `coop_taskrun`, `taskrun_flag` | `single_issuer`, "
       "`defer_taskrun` | `recv_mode` `multishot` | fio `hybrid_iopoll` | "
       "O_DIRECT write completion on XFS (`dio_write_completion` auto) "
       "| SQ thread's task_work per pass (`sqpoll.tw_cap` auto) "
-      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Era& e : eras()) {
     md += std::string("| ") + e.name + " | `" + async_mode_name(e.async_mode) + "` | `" +
           (e.apoll_ready == ApollReady::Inline ? "inline" : "task_work") + "` | `" +
-          (e.iowq_split_lock ? "split" : "global") + "` | " + yes(e.tw_on_enter) + " | " +
+          iowq_lock_name(e.iowq_lock) + "` | " + yes(e.tw_on_enter) + " | " +
+          (e.iowq_rcu_wake ? "under RCU" : "under wqe->lock") + " | " +
           (e.poll_once ? "punted to io-wq (`REQ_F_POLLED`)" : "re-armed") + " | " + yes(e.unlocked_flag) +
           " | " + (e.forced_reissue_iowq ? "back to io-wq" : "issued in task_work") + " | " +
           (e.workers_inherit_affinity ? "the ring task's" : "any") + " | " +

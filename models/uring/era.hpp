@@ -14,12 +14,19 @@ namespace uringsim::models {
 enum class AsyncMode { Blocking, Hybrid, HybridV1 };
 const char* async_mode_name(AsyncMode m);
 enum class ApollReady { Inline, TaskWork };
+// io-wq's lock design (kernel.iowq.lock): one IoWqLocking class each (models/uring/iowq_locking.hpp).
+// Global: wqe->lock guards everything (up to 5.17). Split: each account's work list under its own
+// acct->lock, the worker lists under wqe->lock (5.18, seed 003). Workers: the worker lists per
+// account under acct->workers_lock, no wq-wide lock (6.15, docs/models/locking.md).
+enum class IoWqLock { Global, Split, Workers };
+const char* iowq_lock_name(IoWqLock l);
 
 struct Era {
   const char* name;
   AsyncMode async_mode;      // an IOSQE_ASYNC request on a pollable file in io-wq (5.16: hybrid)
   ApollReady apoll_ready;    // an armed poll found ready at once: re-issued inline (5.15) or by task_work
-  bool iowq_split_lock;      // io-wq's acct->lock for the work lists (5.18)
+  IoWqLock iowq_lock;        // io-wq's lock design (5.18: split, 6.15: workers)
+  bool iowq_rcu_wake;        // io_wq_enqueue finds a free worker under RCU alone, no wq->lock (6.6)
   bool tw_on_enter;          // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once;            // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
   bool unlocked_flag;        // IO_URING_F_UNLOCKED exists, NONBLOCK no longer means "holds uring_lock" (5.16)

@@ -1,7 +1,11 @@
 #pragma once
-// io-wq: the worker pool of one task (one io_wqe with a bound and an unbound account and a shared
-// free list). Which lock guards what is the lock design's (IoWqLocking, from kernel.iowq.lock):
-// every section here takes the list lock or the workers lock of its account.
+// io-wq: the worker pool of one task: a bound and an unbound account, one free list. There is no
+// per-node structure: before 6.4 the kernel had one io_wqe per NUMA node, and a task used its own
+// node's; the model's machine is one node, where that layout is this one (6.4's "One wqe per wq").
+// The free list is shared and a lookup skips the other account's workers, as before 6.15; the skip
+// costs nothing here, so 6.15's per-account lists change nothing but their lock. Which lock guards
+// what is the lock design's (IoWqLocking, from kernel.iowq.lock): every section here takes the
+// list lock or the workers lock of its account.
 //
 // Enqueue wakes a sleeping free worker of the account, or creates one in the caller's context when
 // the work is CONCURRENT (IOSQE_ASYNC) or no worker of the account is running — up to max_workers.
@@ -89,11 +93,12 @@ class IoWq {
   void worker_main(IoWqWorker& w);
   void handle_work(IoWqWorker& w);  // entered with the list lock held, returns with no lock held
   Request* get_next_work(IoWqAcct& acct, std::vector<Request*>& chain);
-  bool activate_free_worker(IoWqAcct& acct);
-  bool create_worker(IoWqAcct& acct);       // io_wqe_create_worker: false if creation failed
-  bool create_io_worker(IoWqAcct& acct);    // false if create_io_thread failed fatally (rolled back)
-  void create_worker_cont(IoWqAcct& acct);  // the retry of a creation that failed with -EAGAIN
-  void start_worker(IoWqAcct& acct);        // create_io_thread succeeded
+  bool activate_free_worker(IoWqAcct& acct);      // under the workers lock
+  bool activate_free_worker_rcu(IoWqAcct& acct);  // with no lock held (6.6)
+  bool create_worker(IoWqAcct& acct);             // io_wqe_create_worker: false if creation failed
+  bool create_io_worker(IoWqAcct& acct);          // false if create_io_thread failed fatally (rolled back)
+  void create_worker_cont(IoWqAcct& acct);        // the retry of a creation that failed with -EAGAIN
+  void start_worker(IoWqAcct& acct);              // create_io_thread succeeded
   // create_io_thread with the scripted errors: true if the worker started or a retry was queued
   // (-EAGAIN), false on a fatal error, which the caller rolls back.
   bool try_create_thread(IoWqAcct& acct);

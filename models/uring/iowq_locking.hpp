@@ -7,6 +7,7 @@
 // design one acquisition pays for the list and the free list together.
 //
 // A new design is one class (its own file) and one IoWqLock value in make_iowq_locking.
+// Three designs: global (up to 5.17), split (5.18) and workers (6.15).
 #include <memory>
 
 #include "models/uring/kernel_config.hpp"
@@ -25,13 +26,17 @@ class IoWqLocking {
   // The sleep hook (io_wq_worker_sleeping) holds the workers lock around io_wqe_dec_running, as
   // 5.15 does; otherwise io_wqe_dec_running only peeks at the work list under the list lock.
   virtual bool sleep_hook_holds_workers_lock() const = 0;
+  // The enqueue (and a hash bucket's release) looks for a free worker to wake under the workers
+  // lock; since 6.6 the free list is walked under RCU alone.
+  virtual bool wake_under_workers_lock() const = 0;
 
   // One lock guards both: a section that goes on from the work list to the worker lists keeps it,
   // where two locks mean dropping one and taking the other.
   bool shared(int acct) { return &list_lock(acct) == &workers_lock(acct); }
 };
 
-// The design's locks register with the current engine when it is made.
-std::unique_ptr<IoWqLocking> make_iowq_locking(IoWqLock design);
+// The design's locks register with the current engine when it is made. `rcu_wake`
+// (KernelConfig::iowq_rcu_wake) is 6.6's free-worker lookup, for the split design of 6.6-6.14.
+std::unique_ptr<IoWqLocking> make_iowq_locking(IoWqLock design, bool rcu_wake);
 
 }  // namespace uringsim::models

@@ -10,6 +10,8 @@ class IoWqLockingGlobal final : public IoWqLocking {
   sim::SpinLock& list_lock(int) override { return wqe_; }
   sim::SpinLock& workers_lock(int) override { return wqe_; }
   bool sleep_hook_holds_workers_lock() const override { return true; }
+  // One lock: the enqueue wakes a worker in the hold that inserted the work.
+  bool wake_under_workers_lock() const override { return true; }
 
  private:
   sim::SpinLock wqe_{"wqe->lock"};

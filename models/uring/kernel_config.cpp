@@ -13,6 +13,7 @@ constexpr int kUnlimitedWorkers = 1 << 20;
 IoWqLock iowq_lock_named(const std::string& name) {
   if (name == "global") return IoWqLock::Global;
   if (name == "split") return IoWqLock::Split;
+  if (name == "workers") return IoWqLock::Workers;
   throw std::invalid_argument("kernel.iowq.lock: no design named " + name);
 }
 }  // namespace
@@ -25,7 +26,8 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.apoll_ready = e.apoll_ready;
   k.forced_reissue_iowq = e.forced_reissue_iowq;
   k.workers_inherit_affinity = e.workers_inherit_affinity;
-  k.iowq_lock = e.iowq_split_lock ? IoWqLock::Split : IoWqLock::Global;
+  k.iowq_lock = e.iowq_lock;
+  k.iowq_rcu_wake = e.iowq_rcu_wake;
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;
   k.issue_flags_split = e.unlocked_flag;

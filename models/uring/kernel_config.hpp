@@ -12,11 +12,6 @@ namespace uringsim::models {
 
 enum class CreateError { Enomem, Eagain };  // create_io_thread failures: fatal, or retried
 
-// io-wq's lock design (kernel.iowq.lock): one IoWqLocking class each (models/uring/iowq_locking.hpp).
-// Global: wqe->lock guards everything (up to 5.17). Split: each account's work list under its own
-// acct->lock, the worker lists under wqe->lock (5.18+, seed 003).
-enum class IoWqLock { Global, Split };
-
 struct KernelConfig {
   std::string era;
   AsyncMode async_mode = AsyncMode::Hybrid;
@@ -32,6 +27,9 @@ struct KernelConfig {
   int max_bound = 0;    // resolved: never 0
   int max_unbound = 0;  // resolved: never 0
   IoWqLock iowq_lock = IoWqLock::Split;
+  // 6.6 ("don't grab wq->lock for worker activation"): the enqueue's free-list lookup is RCU only.
+  // The workers design has it whatever this says (it came after).
+  bool iowq_rcu_wake = false;
   bool tw_on_enter = false;  // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once = false;    // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
   // IO_URING_F_UNLOCKED exists (5.16, with the merged hybrid mode): "may not hold uring_lock" is its
