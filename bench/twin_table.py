@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""A twin.json as a markdown table (throughput, p50, per-request context switches and IPIs), and
+per grid point the orderings of the variants the host separates clearly (> 15 %, intervals apart)
+with whether the model keeps them. Usage: bench/twin_table.py OUT_DIR/twin.json"""
+import itertools
+import json
+import sys
+
+
+def cell(m, key):
+    e = m.get(key)
+    if not e or e["host"]["mean"] is None:
+        return ["-", "-", "-"]
+    h, s = e["host"], e["sim"]
+    err = "-" if e.get("rel_error_pct") is None else "%+.0f %%" % e["rel_error_pct"]
+    hs = "%.4g" % h["mean"] + ("" if not h.get("ci95") else " ± %.2g" % h["ci95"])
+    return [hs, "-" if s["mean"] is None else "%.4g" % s["mean"], err]
+
+
+t = json.load(open(sys.argv[1]))
+print("| variant | point | host round trips/s | simulated | error | host p50 µs | simulated | error "
+      "| host switches/req | simulated | host IPIs/req | simulated |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+by_point = {}
+for r in t["rows"]:
+    point = ",".join("%s=%s" % (k.split(".")[-1], v) for k, v in r["grid"].items())
+    m = r["metrics"]
+    cs, ip = cell(m, "per_request.context_switches"), cell(m, "per_request.ipis")
+    print("| " + " | ".join([r["variant"], point] + cell(m, "throughput.ops_per_s") + cell(m, "latency_us.p50")
+                            + cs[:2] + ip[:2]) + " |")
+    by_point.setdefault(point, []).append((r["variant"], m["throughput.ops_per_s"]))
+print()
+clear = held = 0
+for point, vs in by_point.items():
+    for (a, ea), (b, eb) in itertools.combinations(vs, 2):
+        ha, hb = ea["host"], eb["host"]
+        lo, hi = (ha, hb) if ha["mean"] < hb["mean"] else (hb, ha)
+        if hi["mean"] <= 1.15 * lo["mean"] or lo["mean"] + (lo.get("ci95") or 0) >= hi["mean"] - (hi.get("ci95") or 0):
+            continue
+        clear += 1
+        same = (ha["mean"] < hb["mean"]) == (ea["sim"]["mean"] < eb["sim"]["mean"])
+        held += same
+        print("- %s: host %s %s %s (%.4g vs %.4g), model %.4g vs %.4g: %s" % (
+            point, a, "<" if ha["mean"] < hb["mean"] else ">", b, ha["mean"], hb["mean"], ea["sim"]["mean"],
+            eb["sim"]["mean"], "kept" if same else "**broken**"))
+print("\nclear orderings of variants at the same point: %d, kept by the model: %d" % (clear, held))
+for k in ("throughput.ops_per_s", "latency_us.p50"):
+    s = t["summary"].get(k)
+    if s:
+        print("%s: median |error| %.1f %%, worst %.1f %% over %d points" % (
+            k, s["median_abs_rel_error_pct"], s["worst_abs_rel_error_pct"], s["points"]))
