@@ -158,10 +158,17 @@ int cmd_twin_report(const ReportOptions& o) {
          "class=\"data\"><thead><tr><th>metric</th><th>points</th>"
          "<th>median |error|</th><th>worst |error|</th></tr></thead><tbody>\n";
     const json summary = twin.value("summary", json::object());
-    for (const auto& [m, s] : summary.items())
+    for (const auto& [m, s] : summary.items()) {
+      // Relative errors need a host value other than 0; a metric the host measured as 0 at every
+      // point (an unused thread class, no IPIs) has absolute errors only.
+      const bool rel = s.contains("median_abs_rel_error_pct");
+      auto err = [&](const char* rel_key, const char* abs_key) {
+        return rel ? num(s.at(rel_key)) : num(s.at(abs_key)) + " (absolute)";
+      };
       h += "<tr><td>" + html_escape(m) + "</td><td class=\"n\">" + s.at("points").dump() +
-           "</td><td class=\"n\">" + num(s.at("median_abs_rel_error_pct")) + "</td><td class=\"n\">" +
-           num(s.at("worst_abs_rel_error_pct")) + "</td></tr>\n";
+           "</td><td class=\"n\">" + err("median_abs_rel_error_pct", "median_abs_error") +
+           "</td><td class=\"n\">" + err("worst_abs_rel_error_pct", "worst_abs_error") + "</td></tr>\n";
+    }
     h += "</tbody></table></div>\n";
 
     const std::vector<std::pair<std::string, std::string>> shown = {
