@@ -4,8 +4,8 @@
 
 #include <limits>
 
-#include "models/block/workqueue.hpp"
 #include "config/schema.hpp"
+#include "models/block/workqueue.hpp"
 #include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
@@ -23,12 +23,15 @@ std::map<std::uint32_t, Distribution> table(const nlohmann::json& rows) {
 }  // namespace
 
 namespace {
-// A field the preset sets must keep its schema default: the preset would silently override it.
-void refuse_with_preset(const config::Scenario& s, const char* field) {
+// Whether device.<field> keeps its schema default (the schema is the one place defaults live).
+bool at_default(const config::Scenario& s, const char* field) {
   const auto* dev = config::Schema::get().root().field("device");
   const auto* f = dev->spec->field(field);
-  const nlohmann::json def = nlohmann::json::parse(f->spec->default_value->dump());
-  if (s.at(std::string("/device/") + field) != def)
+  return s.at(std::string("/device/") + field) == nlohmann::json::parse(f->spec->default_value->dump());
+}
+// A field the preset sets must keep its schema default: the preset would silently override it.
+void refuse_with_preset(const config::Scenario& s, const char* field) {
+  if (!at_default(s, field))
     throw config::InputError(fmt::format(
         "{}: device.{} conflicts with device.preset \"null_blk\", which sets it; remove one of them",
         s.source, field));
@@ -52,7 +55,7 @@ DeviceParams DeviceParams::from(const config::Scenario& s) {
     p.seed = s.at("/seed").get<std::uint64_t>();
     return p;
   }
-  if (irqmode != "softirq" || completion_ns != 10000)
+  if (!at_default(s, "null_blk_irqmode") || !at_default(s, "null_blk_completion_ns"))
     throw config::InputError(fmt::format(
         "{}: device.null_blk_irqmode and device.null_blk_completion_ns need device.preset \"null_blk\"",
         s.source));
