@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 PKGS=(cmake g++ make pkg-config libsimgrid-dev libboost-graph-dev libboost-math-dev libboost-dev
       nlohmann-json3-dev catch2 libcli11-dev libfmt-dev parallel
-      gnuplot-nox chromium graphviz liburing-dev fio)
+      gnuplot-nox chromium graphviz liburing-dev fio zlib1g-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

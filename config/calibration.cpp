@@ -27,11 +27,14 @@ class Reader {
     throw InputError(fmt::format("{}: {}: {}", source_, show_pointer(pointer), message));
   }
 
-  // v must be an object whose keys are exactly `fields` (all required).
-  void fields(const ojson& v, const std::string& pointer, const std::vector<std::string>& fields) const {
+  // v must be an object with every key of `fields`, and no keys but those and `optional`.
+  void fields(const ojson& v, const std::string& pointer, const std::vector<std::string>& fields,
+              const std::vector<std::string>& optional = {}) const {
     if (!v.is_object()) fail(pointer, "expected object, got " + show_value(v));
+    std::vector<std::string> known = fields;
+    known.insert(known.end(), optional.begin(), optional.end());
     for (const auto& [key, value] : v.items())
-      if (std::find(fields.begin(), fields.end(), key) == fields.end()) unknown(key, fields, pointer);
+      if (std::find(known.begin(), known.end(), key) == known.end()) unknown(key, known, pointer);
     for (const auto& f : fields)
       if (!v.contains(f)) fail(pointer_append(pointer, f), "missing required field");
   }
@@ -111,7 +114,8 @@ nlohmann::json Calibration::to_json() const {
                   {"wake_idle_ns", opt(machine.wake_idle_ns)},
                   {"wake_busy_ns", opt(machine.wake_busy_ns)},
                   {"idle_exit_ns", opt(machine.idle_exit_ns)},
-                  {"halt_poll_ns", opt(machine.halt_poll_ns)}};
+                  {"halt_poll_ns", opt(machine.halt_poll_ns)},
+                  {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
   j["costs"] = nlohmann::json::object();
   for (const auto& [key, c] : costs)
     j["costs"][key] = {{"value", c.value},     {"unit", c.unit},     {"method", c.method},
@@ -141,7 +145,8 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
 
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",
-           {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"});
+           {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
+           {"preempt"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -152,6 +157,14 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.machine.wake_busy_ns = r.optional_number(m, "/machine", "wake_busy_ns");
   c.machine.idle_exit_ns = r.optional_number(m, "/machine", "idle_exit_ns");
   c.machine.halt_poll_ns = r.optional_number(m, "/machine", "halt_poll_ns");
+  // Optional: calibrations made before it was read have none (the scenario's value stays).
+  if (m.contains("preempt") && !m.at("preempt").is_null()) {
+    const ojson& p = m.at("preempt");
+    const std::string v = p.is_string() ? p.get<std::string>() : "";
+    if (v != "none" && v != "voluntary" && v != "full")
+      r.fail("/machine/preempt", "expected \"none\", \"voluntary\", \"full\" or null, got " + show_value(p));
+    c.machine.preempt = v;
+  }
 
   const ojson& costs = file.at("costs");
   if (!costs.is_object()) r.fail("/costs", "expected object, got " + show_value(costs));

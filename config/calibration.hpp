@@ -38,6 +38,9 @@ struct CalibrationMachine {
   // long (it halted) and how long it idles before that happens. Applied to the scenario's
   // machine.idle_exit_ns and machine.halt_poll_ns, as cores and ghz are; nullopt: not measured.
   std::optional<double> idle_exit_ns, halt_poll_ns;
+  // The running kernel's preemption model ("none", "voluntary", "full"), read from the kernel,
+  // applied to machine.preempt; nullopt: not known (or a model the simulator lacks, e.g. lazy).
+  std::optional<std::string> preempt;
 };
 
 struct Calibration {

@@ -98,6 +98,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     const auto& cm = opts.calibration->machine;
     if (cm.idle_exit_ns) doc["machine"]["idle_exit_ns"] = *cm.idle_exit_ns;
     if (cm.halt_poll_ns) doc["machine"]["halt_poll_ns"] = *cm.halt_poll_ns;
+    if (cm.preempt) doc["machine"]["preempt"] = *cm.preempt;
   }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
   // Each --set value passed its own field's check; this catches combinations, e.g. a changed tag.

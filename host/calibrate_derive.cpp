@@ -145,6 +145,9 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   c.machine.cores = machine.nproc;
   c.machine.ghz = machine.ghz_nominal;
   c.machine.ghz_source = machine.ghz_source;
+  // lazy (6.13+) is not modelled: the scenario's own value stays.
+  if (machine.preempt == "none" || machine.preempt == "voluntary" || machine.preempt == "full")
+    c.machine.preempt = machine.preempt;
   const double G = machine.ghz_nominal;
   Builder e(G, c);
   const std::string at_ghz = fmt::format("x {:.3g} GHz", G);

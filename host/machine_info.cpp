@@ -1,5 +1,7 @@
 #include "host/machine_info.hpp"
 
+#include "host/preempt_model.hpp"
+
 #include <liburing.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -54,8 +56,14 @@ std::string utc_now_iso8601() {
 }  // namespace
 
 nlohmann::json MachineInfo::to_json() const {
-  return {{"kernel_release", kernel_release}, {"cpu_model", cpu_model},   {"nproc", nproc},
-          {"ghz_nominal", ghz_nominal},       {"ghz_source", ghz_source}, {"date", date}};
+  return {{"kernel_release", kernel_release},
+          {"cpu_model", cpu_model},
+          {"nproc", nproc},
+          {"ghz_nominal", ghz_nominal},
+          {"ghz_source", ghz_source},
+          {"date", date},
+          {"preempt", preempt},
+          {"preempt_source", preempt_source}};
 }
 
 std::pair<int, int> parse_kernel_version(const std::string& release) {
@@ -87,6 +95,9 @@ MachineInfo machine_info() {
   m.nproc = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   std::tie(m.ghz_nominal, m.ghz_source) = nominal_ghz(cpuinfo);
   m.date = utc_now_iso8601();
+  const PreemptModel pm = read_preempt_model();
+  m.preempt = pm.model;
+  m.preempt_source = pm.source;
   return m;
 }
 

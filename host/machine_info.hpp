@@ -17,8 +17,9 @@ struct MachineInfo {
   std::string cpu_model;  // /proc/cpuinfo "model name" (first CPU), "" if absent
   int nproc = 0;          // online CPUs
   double ghz_nominal = 0;
-  std::string ghz_source;  // "model name" (its "@ x.xxGHz") or "cpu MHz" (the current clock)
-  std::string date;        // UTC, ISO-8601, e.g. 2025-01-31T12:00:00Z
+  std::string ghz_source;               // "model name" (its "@ x.xxGHz") or "cpu MHz" (the current clock)
+  std::string date;                     // UTC, ISO-8601, e.g. 2025-01-31T12:00:00Z
+  std::string preempt, preempt_source;  // the kernel's preemption model (host/preempt_model.hpp)
 
   nlohmann::json to_json() const;
 };

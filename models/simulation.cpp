@@ -46,6 +46,10 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   m.sched.hz = s.at("/machine/hz").get<double>();
   m.sched.idle_exit_ns = s.at("/machine/idle_exit_ns").get<double>();
   m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
+  const auto preempt = s.at("/machine/preempt").get<std::string>();
+  m.sched.preempt = preempt == "none"        ? sim::PreemptModel::None
+                    : preempt == "voluntary" ? sim::PreemptModel::Voluntary
+                                             : sim::PreemptModel::Full;
   const auto policy = s.at("/kernel/sched").get<std::string>();
   const bool eevdf =
       policy == "eevdf" || (policy == "auto" && era(s.at("/kernel/era").get<std::string>()).eevdf);

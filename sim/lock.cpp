@@ -86,6 +86,7 @@ void Lock::reach(Thread& self, bool free_ahead) {
 
 void Lock::lock(Label site) {
   Thread& self = current();
+  if (kind_ == Kind::Mutex) self.might_resched();  // mutex_lock's might_sleep()
   reach(self, !owner_);
   if (owner_ == &self) {
     report_violation(violation::kRecursiveLock, site, 0,

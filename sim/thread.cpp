@@ -32,6 +32,7 @@ Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, T
   scheduled_ = opts.accounted && !opts.interrupt && cpu < e.machine().cores;
   se_.weight = opts.weight * 1024;
   se_.pinned = opts.pinned;
+  kernel_depth_ = opts.kernel ? 1 : 0;
 }
 
 Thread::~Thread() = default;
@@ -125,7 +126,11 @@ void Thread::sg_release() {
 
 bool Thread::may_run_ahead() const {
   if (!engine_.lookahead()) return false;
-  if (need_resched_) return false;  // it would be preempted before its pending work
+  // It would be preempted before its pending work ends: where preemption is enabled again (a
+  // spinlock's release), or at once. Not in kernel mode without full preemption: only preemption
+  // points (which execute the work first) act on it there.
+  if (need_resched_ && (kernel_depth_ == 0 || engine_.scheduler().spec().preempt == PreemptModel::Full))
+    return false;
   const TimeNs t = local_now_ns();
   // A tick inside the pending work may preempt it if others wait for this CPU: the work must run
   // first. With nobody queued (and nobody able to queue before `t`), ticks change nothing.
@@ -154,9 +159,42 @@ void Thread::flush() {
   trace_compute(t0, engine_.clock_ns());
 }
 
-bool Thread::preemptible() const {
+bool Thread::preemptible_at_point() const {
   // Holding a spinlock, or queued for one, disables preemption; promised work runs as computed.
   return spin_held_ == 0 && !waiting_lock_ && no_preempt_until_ <= engine_.clock_ns();
+}
+
+bool Thread::preemptible() const {
+  if (!preemptible_at_point()) return false;
+  return kernel_depth_ == 0 || engine_.scheduler().spec().preempt == PreemptModel::Full;
+}
+
+// A preemption asked while this thread ran in kernel mode takes effect here. Nothing to do when
+// none is pending and no other thread can ask for it before this thread's local date.
+void Thread::preemption_point() {
+  if (!scheduled_) return;
+  if (!need_resched_ && may_run_ahead()) return;
+  flush();  // still in kernel mode: runs to its end, noting any preemption asked meanwhile
+  if (need_resched_ && preemptible_at_point()) yield_cpu();
+}
+
+void Thread::exit_kernel() {
+  if (kernel_depth_ <= 0) throw std::logic_error(name_ + ": exit_kernel outside kernel mode");
+  if (kernel_depth_ == 1 && engine_.scheduler().spec().preempt != PreemptModel::Full) preemption_point();
+  --kernel_depth_;
+}
+
+bool Thread::resched_deferred() const {
+  return need_resched_ && engine_.scheduler().spec().preempt != PreemptModel::Full;
+}
+
+void Thread::might_resched() {
+  if (spin_held_ == 0 && engine_.scheduler().spec().preempt == PreemptModel::Voluntary) preemption_point();
+}
+
+void Thread::cond_resched() {
+  if (engine_.scheduler().spec().preempt == PreemptModel::Full) return;  // compiled to nothing
+  preemption_point();
 }
 
 // The work is a delay while this thread is its CPU's current thread. It is cut at tick
@@ -430,7 +468,8 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
     } else if (engine_.scheduler().tick(*this, engine_.clock_ns())) {
       need_resched_ = true;
     }
-    if (need_resched_ && preemptible()) {
+    // Each pass of a polling loop is a preemption point (cond_resched, or a need_resched() check).
+    if (need_resched_ && preemptible_at_point()) {
       impl_->waiting = Impl::Wait::None;
       state_ = State::Running;
       trace_wait(label_name(symbol).c_str(), t_trace);
@@ -560,6 +599,19 @@ Cycles Thread::window_cycles() const {
   Cycles s = 0;
   for (Cycles c : window_cycles_by_symbol()) s += c;
   return s;
+}
+
+Syscall::Syscall() : t_(current()) {
+  t_.enter_kernel();
+}
+
+Syscall::~Syscall() {
+  // While an exception unwinds the thread (the run is ending), only the mode is restored.
+  if (std::uncaught_exceptions() > 0) {
+    --t_.kernel_depth_;
+    return;
+  }
+  t_.exit_kernel();
 }
 
 Thread& current() {

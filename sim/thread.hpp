@@ -39,6 +39,9 @@ struct ThreadOptions {
   // An interrupt handler (hardirq) on this CPU rather than a thread: it runs at once, whatever
   // the CPU runs, and the time it takes is stolen from the CPU's current thread.
   bool interrupt = false;
+  // A kernel thread (io-wq worker, SQPOLL, kworker): always in kernel mode, so under a
+  // non-preemptive model only its cond_resched() and sleeps are preemption points.
+  bool kernel = false;
 };
 
 class Thread {
@@ -76,6 +79,17 @@ class Thread {
   // wait; they leave a permit for the next park, as a wake-up of a running task does. With `spin`
   // the thread burns its CPU while waiting, accounted to `symbol`. Returns the cycles spun.
   Cycles await_grant(bool spin, Label symbol);
+
+  // Kernel mode (a system call of a user thread; kernel threads are always in it). Under
+  // PreemptModel None/Voluntary a preemption asked meanwhile waits for exit_kernel(),
+  // cond_resched() or a sleep. See sim::Syscall for the scoped form.
+  void enter_kernel() { ++kernel_depth_; }
+  void exit_kernel();    // back to user space: a preemption point
+  void cond_resched();   // an explicit preemption point of kernel code (no-op when preemption is full)
+  void might_resched();  // might_sleep(): a preemption point under PreemptModel::Voluntary
+  bool in_kernel() const { return kernel_depth_ > 0; }
+  // need_resched() in kernel code: a preemption waits for this thread's next preemption point.
+  bool resched_deferred() const;
 
   // --- from any thread ---
   void unpark();  // wake a parked thread, or leave a permit
@@ -132,6 +146,7 @@ class Thread {
   friend class Lock;
   friend class WaitQueue;
   friend void switch_in_after_sleep();
+  friend class Syscall;
   void off_cpu_ns(TimeNs ns);  // sleep_ns without the check: the scheduling delay after a wake-up
   void check_may_sleep(Label path, const char* what);
   Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts);
@@ -140,10 +155,12 @@ class Thread {
   // Off CPU until released (unpark or grant, per the wait prepared) or the timeout (infinity:
   // none), then back on a CPU; traced as `what`. True if released.
   bool wait_off_cpu(TimeNs timeout, const char* what);
-  void run_ns(TimeNs ns);  // execute CPU work, yielding to the scheduler at ticks
-  bool preemptible() const;
-  void yield_cpu();      // preempted: let the CPU pick again
-  void wait_dispatch();  // runnable: wait to be the CPU's current thread
+  void run_ns(TimeNs ns);             // execute CPU work, yielding to the scheduler at ticks
+  bool preemptible() const;           // now, in its current mode
+  bool preemptible_at_point() const;  // at a preemption point (the model aside)
+  void preemption_point();            // yield here if a preemption is pending
+  void yield_cpu();                   // preempted: let the CPU pick again
+  void wait_dispatch();               // runnable: wait to be the CPU's current thread
   // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).
   void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles);
   void request_resched();  // the scheduler wants this running thread preempted
@@ -181,6 +198,7 @@ class Thread {
   std::vector<std::uint64_t> counts_, count_base_;
   std::vector<HeldLock> held_;
   int spin_held_ = 0;
+  int kernel_depth_ = 0;
   std::uint64_t request_ = 0;
   Label last_symbol_ = kNoLabel;
   const Lock* waiting_lock_ = nullptr;        // set while waiting for a lock hand-off
@@ -205,6 +223,19 @@ class Thread {
 
 // The thread running now (the caller). Throws std::logic_error outside a simulated thread.
 Thread& current();
+
+// A system call of the current thread: kernel mode for the scope's lifetime; leaving it is a
+// preemption point (the return to user space).
+class Syscall {
+ public:
+  Syscall();
+  ~Syscall();
+  Syscall(const Syscall&) = delete;
+  Syscall& operator=(const Syscall&) = delete;
+
+ private:
+  Thread& t_;
+};
 // Current simulated time in ns, after executing the caller's pending work.
 TimeNs now_ns();
 

@@ -25,8 +25,14 @@ struct PrimitiveCosts {
 
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.
 enum class SchedPolicy { Cfs, Eevdf };
+// The kernel's preemption model (CONFIG_PREEMPT_*, or preempt= with PREEMPT_DYNAMIC). Full: a
+// thread is preempted wherever preemption is enabled. None: in kernel mode only where it calls
+// schedule(), cond_resched() or returns to user space. Voluntary: also at might_sleep() points
+// (a mutex acquisition).
+enum class PreemptModel { None, Voluntary, Full };
 struct SchedSpec {
   SchedPolicy policy = SchedPolicy::Eevdf;
+  PreemptModel preempt = PreemptModel::Full;
   double hz = 250;               // CONFIG_HZ: ticks per second
   TimeNs base_slice_ns = 750e3;  // sysctl_sched_base_slice (EEVDF) / sched_min_granularity (CFS)
   TimeNs latency_ns = 6e6;       // CFS sysctl_sched_latency

@@ -32,6 +32,7 @@ void Workqueue::queue_work(std::function<void()> fn) {
     sim::ThreadOptions o;
     o.daemon = true;
     o.pinned = true;  // kthread_bind to its CPU
+    o.kernel = true;
     Pool* pp = p.get();
     p->thread = &engine_.spawn(
         fmt::format("kworker/{}:{}", cpu, name_), "kworker", cpu, [this, pp] { worker_main(*pp); }, o);
@@ -53,6 +54,7 @@ void Workqueue::worker_main(Pool& p) {
       p.work.pop_front();
       ++stats_.run;
       fn();
+      self.cond_resched();  // process_one_work, after each item
     }
     p.idle = true;
     self.park();

@@ -58,6 +58,7 @@ void IoRingCtx::release(Request& req) {
 }
 
 int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
+  const sim::Syscall sys;
   sim::current().charge(c_.syscall, syms().enter);
   if (k_.tw_on_enter) owner_.run();
   cq_.flush_overflow();
@@ -94,6 +95,7 @@ void IoRingCtx::sq_push(Request& req) {
 }
 
 int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
+  const sim::Syscall sys;
   sim::current().charge(c_.syscall, syms().enter);
   if (k_.tw_on_enter) owner_.run();
   cq_.flush_overflow();

@@ -29,6 +29,7 @@ SqThread::SqThread(const KernelConfig& k, const UringCosts& costs)
 void SqThread::start(sim::Engine& engine, const std::string& name, int cpu, bool pinned) {
   sim::ThreadOptions o;
   o.pinned = pinned;
+  o.kernel = true;  // never returns to user space
   thread_ = &engine.spawn(
       name, "iou-sqp", cpu, [this] { main(); }, o);
   task_.set_thread(*thread_);
@@ -88,6 +89,12 @@ void SqThread::main() {
     const sim::TimeNs now = sim::now_ns();
     if (spin) timeout = idle_deadline(now);
     if (spin || now < timeout) {
+      // io_sq_thread: if need_resched(), drop sqd->lock and cond_resched() between passes.
+      if (self.resched_deferred()) {
+        lock_.unlock();
+        self.cond_resched();
+        lock_.lock(syms().site);
+      }
       // Keep looping. Passes that find nothing are folded into one busy wait, ended by new work
       // (kick) or, when nothing is being polled, by the idle timeout.
       spinning_ = true;

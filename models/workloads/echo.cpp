@@ -218,22 +218,28 @@ void EchoModel::local_client_main(Driver& d) {
   constexpr int kMaxEvents = 64;
   auto& self = sim::current();
   for (;;) {
-    self.charge(sc_.epoll_wait, epoll);
-    const bool timer_due = !d.heap.empty() && d.heap.top().t <= self.local_now_ns();
-    if (d.ready.empty() && !timer_due) {  // nothing ready: sleep in the wait
-      d.in_wait = true;
-      if (d.heap.empty())
-        self.park();
-      else
-        self.park_for_ns(std::max(0.0, d.heap.top().t - self.local_now_ns()));
-      d.in_wait = false;
+    {
+      const sim::Syscall sys;  // epoll_wait
+      self.charge(sc_.epoll_wait, epoll);
+      const bool timer_due = !d.heap.empty() && d.heap.top().t <= self.local_now_ns();
+      if (d.ready.empty() && !timer_due) {  // nothing ready: sleep in the wait
+        d.in_wait = true;
+        if (d.heap.empty())
+          self.park();
+        else
+          self.park_for_ns(std::max(0.0, d.heap.top().t - self.local_now_ns()));
+        d.in_wait = false;
+      }
     }
     for (int n = 0; n < kMaxEvents && !d.ready.empty(); ++n) {
       const int conn = d.ready.front();
       d.ready.pop_front();
       Conn& cn = conns_[conn];
-      self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes, recv);
-      self.charge(sc_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
+      {
+        const sim::Syscall sys;  // recv
+        self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes, recv);
+        self.charge(sc_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
+      }
       const sim::TimeNs t = self.local_now_ns();
       if (!record_echo(conn, t)) continue;
       const sim::TimeNs think = p_.think.sample_ns(think_rng_);
@@ -257,6 +263,7 @@ void EchoModel::client_send(int conn) {
   cn.t_sent = self.local_now_ns();
   metrics_->submitted(cn.t_sent);
   // Loopback: the server's receive softirq, and the poll wake-up it triggers, run in this send.
+  const sim::Syscall sys;
   self.charge(c_.syscall + sc_.tcp_send + sc_.tcp_byte * p_.msg_bytes, send);
   sockets_[conn]->deliver(p_.msg_bytes, self.cpu());
 }

@@ -31,6 +31,8 @@ std::string render_calibration(const config::Calibration& c) {
       "idle CPUs: a wake-up after more than {} of idle pays {} more (machine.halt_poll_ns, "
       "machine.idle_exit_ns)\n",
       ns(c.machine.halt_poll_ns), ns(c.machine.idle_exit_ns));
+  out +=
+      fmt::format("kernel preemption model: {} (machine.preempt)\n", c.machine.preempt.value_or("not known"));
   out += fmt::format("{} entries keep their defaults (listed with the reason in defaults_kept)\n",
                      c.defaults_kept.size());
   return out;
