@@ -80,3 +80,23 @@ TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU; on 5.18
   CHECK(before["throughput"]["ops_per_s"].get<double>() <
         0.8 * today["throughput"]["ops_per_s"].get<double>());
 }
+
+TEST_CASE("nop: on 6.x the submitter's task_work frees each NOP io-wq completed; on 5.18 the worker does") {
+  // io_wq_free_work -> io_free_req queues io_req_task_complete for the submitter (6.x). NOPs have
+  // no other task_work, so on 5.18 none runs at all.
+  const auto today = run_nop("nop-free-6x", "--variant global --set kernel.era=6.x");
+  const auto before = run_nop("nop-free-518", "--variant global --set kernel.era=5.18");
+  CHECK(today["uring"]["task_work"]["runs"].get<long>() > 0);
+  CHECK(today["per_request"]["task_work_runs"].get<double>() > 0);
+  CHECK(before["uring"]["task_work"]["runs"].get<long>() == 0);
+}
+
+TEST_CASE("nop: on 6.x an enqueue counts an awake free worker as found, so one bound worker serves it all") {
+  // Batches of 10 with up to 4 bound workers: the first enqueue wakes the idle worker, the next
+  // nine find it still on the free list (awake) and neither wake nor create another. On 5.18
+  // each enqueue looks for a worker the wake-up actually wakes, and all four are created.
+  const auto today = run_nop("nop-first-free-6x", "--variant global --set kernel.era=6.x");
+  const auto before = run_nop("nop-first-free-518", "--variant global --set kernel.era=5.18");
+  CHECK(today["iowq"]["bound"]["workers_peak"].get<int>() == 1);
+  CHECK(before["iowq"]["bound"]["workers_peak"].get<int>() == 4);
+}

@@ -65,6 +65,15 @@ void CqRing::complete_post(Request& req) {
   ev_posted();
 }
 
+void CqRing::iowq_release(Request& req) {
+  // With a lockless CQ the completion itself went through task_work, which frees the request.
+  if (!k_.iowq_free_via_tw || !tw_ || tw_->lockless_cq()) return;
+  Task& t = req.task ? *req.task : owner_;
+  // io_free_req: io_req_task_complete, CQE skipped; not a lazy add (it wakes a waiting submitter).
+  tw_->add(
+      t, *ctx_, [] {}, false);
+}
+
 void CqRing::post(Request& req) {
   if (req.clock.stage == Stage::CqWait)
     sim::report_violation("cqe_twice", syms().path_post, req.id, "a second CQE for the same request");

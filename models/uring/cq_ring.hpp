@@ -51,7 +51,10 @@ class CqRing {
   void complete_deferred(Request& req);
   void flush_completions();          // io_submit_flush_completions
   void complete_post(Request& req);  // io_req_complete_post: lock, post, unlock, wake (io-wq)
-  void flush_overflow();             // io_cqring_overflow_flush: back into the CQ, in order
+  // io_wq_free_work after an io-wq completion: the worker drops the last reference (6.x: the
+  // request is freed by the submitter's task_work).
+  void iowq_release(Request& req);
+  void flush_overflow();  // io_cqring_overflow_flush: back into the CQ, in order
   // io_req_post_cqe, uring_lock held: a CQE for a request that goes on (multishot), not a
   // completion. False if the CQ has no room for it (full, or CQEs waiting on the overflow list):
   // the caller then ends the request, and its final CQE takes the ordinary, overflowing path.

@@ -47,6 +47,13 @@ struct Era {
   // Most task_work items the SQ thread runs per loop pass (IORING_TW_CAP_ENTRIES_VALUE): 0 = all
   // of them (io_run_task_work, before 6.9); 8 from 6.9 ("manage task_work privately"), 32 from 6.15.
   int sq_tw_cap;
+  // io_wq_free_work's last reference frees the request through the submitter's task_work
+  // (io_free_req: io_req_task_complete with CQE_SKIP, 6.x); before, the worker freed it.
+  bool iowq_free_via_tw;
+  // io_wq_enqueue's free-worker lookup takes the first worker on the free list even when it is
+  // already awake ("it's either already starting work or finishing work", 6.x); before, it looked
+  // for one that wake_up_process() actually woke.
+  bool iowq_wake_first_free;
 };
 
 const std::vector<Era>& eras();

@@ -139,12 +139,16 @@ bool IoWq::cancel_one(IoWqAcct& acct, Request* match) {
 }
 
 bool IoWq::activate_free_worker(IoWqAcct& acct) {
-  // wake_up_process() only succeeds on a worker that is asleep; one just woken is skipped.
   for (IoWqWorker* w : free_list_) {
-    if (&w->acct_ != &acct || !w->asleep_) continue;
-    w->asleep_ = false;
-    sim::wake_up_process(*w->thread_);
-    return true;
+    if (&w->acct_ != &acct) continue;
+    if (w->asleep_) {  // TASK_INTERRUPTIBLE: wake_up_process() wakes it
+      w->asleep_ = false;
+      sim::wake_up_process(*w->thread_);
+      return true;
+    }
+    // Awake (just woken, or finishing work): 6.x counts it as found, since it will look at the
+    // list again; before, only a worker the wake-up actually woke counted.
+    if (k_.iowq_wake_first_free) return true;
   }
   return false;
 }
@@ -247,6 +251,7 @@ void IoWq::start_worker(IoWqAcct& acct) {
   // its own handle first.
   sim::ThreadOptions o;
   o.pinned = inherit;
+  o.kernel = true;  // never returns to user space
   w.thread_ = &engine_.spawn(
       fmt::format("iou-wrk-{}", id), "iou-wrk", cpu,
       [this, &w, cpu] {
@@ -336,6 +341,7 @@ void IoWq::handle_work(IoWqWorker& w) {
     const bool hashed = req->wq_hashed;
     const std::uint32_t hash = req->wq_hash;
     for (Request* r : chain) {
+      self.cond_resched();  // io_assign_current_work: before each item, with no lock held
       if (r == req) LatencyBreakdown::lock_wait(*r, list_wait + busy_wait);  // inside its queue time
       LatencyBreakdown::move(*r, Stage::WorkerRun, self.local_now_ns());
       self.charge(c_.iowq_work_overhead, syms().handle);

@@ -178,6 +178,7 @@ void IssuePaths::io_wq_submit_work(Request& req, BlockHooks& worker) {
     if (issue_nonblock(req, flags, syms().path_wq_issue)) {
       ++stats_.iowq_completed;
       cq_.complete_post(req);
+      cq_.iowq_release(req);
       return;
     }
     switch (arm_poll(req)) {
@@ -197,6 +198,7 @@ void IssuePaths::io_wq_submit_work(Request& req, BlockHooks& worker) {
   req.file->issue_blocking(req, &worker);
   ++stats_.iowq_completed;
   cq_.complete_post(req);
+  cq_.iowq_release(req);
 }
 
 void IssuePaths::io_wq_cancel(Request& req) {

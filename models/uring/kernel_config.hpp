@@ -30,8 +30,10 @@ struct KernelConfig {
   // 6.6 ("don't grab wq->lock for worker activation"): the enqueue's free-list lookup is RCU only.
   // The workers design has it whatever this says (it came after).
   bool iowq_rcu_wake = false;
-  bool tw_on_enter = false;  // io_uring_enter runs pending task_work on entry (until 6.1)
-  bool poll_once = false;    // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
+  bool iowq_free_via_tw = false;      // the era's (models/uring/era.hpp)
+  bool iowq_wake_first_free = false;  // the era's
+  bool tw_on_enter = false;           // io_uring_enter runs pending task_work on entry (until 6.1)
+  bool poll_once = false;             // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
   // IO_URING_F_UNLOCKED exists (5.16, with the merged hybrid mode): "may not hold uring_lock" is its
   // own flag. Without it, IO_URING_F_NONBLOCK also means "the caller holds uring_lock".
   bool issue_flags_split = true;
@@ -53,7 +55,7 @@ struct KernelConfig {
   // kernel.dio_write_completion: an async O_DIRECT write to an XFS file finishes its iomap
   // completion in the submitter's task_work (IOCB_DIO_CALLER_COMP) instead of a dio/ kworker.
   bool dio_caller_comp = false;
-  int sq_tw_cap = 0;                    // IORING_TW_CAP_ENTRIES_VALUE per SQ loop pass; 0 = no cap
+  int sq_tw_cap = 0;  // IORING_TW_CAP_ENTRIES_VALUE per SQ loop pass; 0 = no cap
 
   // The era's defaults (models/uring/era.hpp), every other knob at its default.
   static KernelConfig for_era(std::string_view era_name);
