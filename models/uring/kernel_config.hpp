@@ -53,7 +53,7 @@ struct KernelConfig {
   // kernel.dio_write_completion: an async O_DIRECT write to an XFS file finishes its iomap
   // completion in the submitter's task_work (IOCB_DIO_CALLER_COMP) instead of a dio/ kworker.
   bool dio_caller_comp = false;
-  int sq_tw_cap = 0;                    // IORING_TW_CAP_ENTRIES_VALUE per SQ loop pass; 0 = no cap
+  int sq_tw_cap = 0;  // IORING_TW_CAP_ENTRIES_VALUE per SQ loop pass; 0 = no cap
 
   // The era's defaults (models/uring/era.hpp), every other knob at its default.
   static KernelConfig for_era(std::string_view era_name);
@@ -71,7 +71,7 @@ struct UringCosts {
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   sim::Cycles cacheline_transfer;
-  sim::Cycles app_cqe, app_sqe_prep;
+  sim::Cycles app_cqe, app_sqe_prep, app_batch;
   sim::Cycles buf_ring_select, app_buf_recycle;  // provided buffer rings (multishot receive)
   sim::Cycles rw_complete, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
   sim::Cycles blk_plug_flush;  // the block plug io_submit_sqes holds (models/block/plug.hpp)
