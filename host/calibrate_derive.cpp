@@ -223,6 +223,25 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                     "{:.0f} cycles",
                     m.app_batch, median(m.app_reap), at_ghz, e.cyc(median(m.app_reap))),
         scaled(m.app_reap, G));
+  // And once per batch: the rest of the runner's loop (host/app_loop.hpp), timed around its syscall.
+  {
+    const double fixed = median(m.loop_a), item = median(m.loop_b);
+    e.put("app_batch_cycles", e.cyc(fixed),
+          fmt::format(
+              "the host NOP runner's loop (host/app_loop.hpp NopBatches::run, as `uringsim host` runs "
+              "it) over batches of n inline NOPs (n = {}), timed per chunk of batches with each batch's "
+              "io_uring_submit_and_wait timed inside it; per batch, the chunk's time less those calls "
+              "less the two clock reads ({:.1f} ns each) that time them, fitted per round as "
+              "R(n) = a + b n: a = {:.1f} ns {} = {:.0f} cycles, what the loop spends once per batch "
+              "besides the syscall (the batch's two clock reads, its window count, the event log "
+              "append, the stop check, the fixed part of preparing and reaping); b = {:.1f} ns per "
+              "NOP, against app_sqe_prep_cycles + app_cqe_cycles {:.1f} ns. The log is drained on the "
+              "same CPU between chunks, untimed: the cache lines a host run's coordinator takes to "
+              "another CPU are not in it",
+              batches, median(m.clock_read), fixed, at_ghz, e.cyc(fixed), item,
+              median(m.app_prep) + median(m.app_reap)),
+          scaled(m.loop_a, G));
+  }
 
   // A schedule() that finds the caller runnable: sched_yield with nothing else on the CPU.
   const double yield = median(m.sched_yield);

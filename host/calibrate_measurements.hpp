@@ -20,6 +20,9 @@ struct Measurements {
   // preparing each SQE, and reaping each CQE (a clock read and a record).
   int app_batch = 32;
   std::vector<double> app_prep, app_reap;
+  // The runner's whole loop (NopBatches::run) over batches of n = nop_batches NOPs, less the
+  // io_uring_submit_and_wait inside it, per round fitted as R(n) = a + b n: a is its cost per batch.
+  std::vector<double> loop_a, loop_b;
 
   // Locks and cache lines (calibrate_cacheline.cpp).
   std::vector<double> spin_pair, mutex_pair;  // uncontended pthread spin / mutex lock + unlock

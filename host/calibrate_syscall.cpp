@@ -1,4 +1,5 @@
-// Syscall entry/exit and the NOP batch: what one io_uring_enter costs and what each SQE adds.
+// Syscall entry/exit and the NOP batch: what one io_uring_enter costs and what each SQE adds; and
+// the host NOP runner's own code around it, per item and per batch.
 #include <liburing.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -10,6 +11,7 @@
 
 #include <chrono>
 
+#include "analysis/metrics.hpp"
 #include "host/app_loop.hpp"
 #include "host/calibrate_bench.hpp"
 #include "host/calibrate_fit.hpp"
@@ -53,6 +55,40 @@ void app_loop_ns(const Bench& b, io_uring* ring, int n, Events& ev, double& prep
   if (r.cqes != static_cast<unsigned>(n) || r.failed) b.fail("app loop: NOP batch not reaped whole");
   ev.submitted.clear();  // as the runner's log append does, keeping the capacity
   ev.completed.clear();
+}
+
+// The host NOP runner's loop as `uringsim host` runs it (NopBatches::run), k batches of n inline
+// NOPs timed together, with each batch's io_uring_submit_and_wait timed inside: per batch, the loop
+// less that call and the two clock reads that time it. The records go to `log`, drained (untimed)
+// after the k batches, as the host run's coordinator drains it every sampling step.
+double loop_rest_ns(const Bench& b, io_uring* ring, NopBatches& loop, EventLog& log,
+                    analysis::RunMetrics& sink, int n, int k) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [&] {
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double in_call = 0;
+  bool whole = true;
+  auto timed_submit = [&](io_uring& r, unsigned want) {
+    const double t = now_ns();
+    const int rc = io_uring_submit_and_wait(&r, want);
+    // Inside the timed call, so not in the loop's share: all n CQEs are there, and the loop will
+    // not wait again (that wait would be in the loop's share).
+    whole = whole && rc == n && io_uring_cq_ready(&r) == static_cast<unsigned>(n);
+    in_call += now_ns() - t - b.clock_ns;
+    return rc;
+  };
+  loop.depth = n;
+  const std::uint64_t failed = loop.failed;
+  int ran = 0;
+  const double t = now_ns();
+  for (; ran < k && !b.stopping(); ++ran) loop.run(*ring, log, since, timed_submit);
+  const double total = now_ns() - t - b.clock_ns;
+  log.drain_into(sink);
+  if (ran < k) b.fail("app batch loop: stopped");
+  if (!whole || loop.failed != failed)
+    b.fail("app batch loop: a NOP batch not submitted and completed whole");
+  return (total - in_call) / k - 2 * b.clock_ns;
 }
 
 }  // namespace
@@ -106,6 +142,28 @@ void measure_syscalls(const Bench& b, Measurements& m) {
     }
     b.say(fmt::format("  host NOP runner's own code: {:.1f} ns per SQE prepared, {:.1f} ns per CQE reaped",
                       median(m.app_prep), median(m.app_reap)));
+
+    // The records go nowhere: a window of [0, 1] ns keeps none but the counts.
+    analysis::RunMetrics sink(analysis::MetricsConfig{0, 1, {}, 0});
+    EventLog log;
+    NopBatches loop;
+    for (int n : m.nop_batches) loop_rest_ns(b, ring.get(), loop, log, sink, n, 64);  // warm
+    for (int r = 0; r < b.rounds(100) && !b.stopping(); ++r) {
+      std::vector<double> x, y;
+      for (int n : m.nop_batches) {
+        std::vector<double> t;
+        for (int i = 0; i < 9; ++i)
+          t.push_back(loop_rest_ns(b, ring.get(), loop, log, sink, n, std::max(8, 256 / n)));
+        x.push_back(n);
+        y.push_back(median(t));
+      }
+      const Line fit = fit_line(x, y);
+      m.loop_a.push_back(fit.a);
+      m.loop_b.push_back(fit.b);
+    }
+    b.say(fmt::format(
+        "  host NOP runner's loop less io_uring_submit_and_wait: {:.1f} ns per batch + {:.1f} ns x n",
+        median(m.loop_a), median(m.loop_b)));
   });
 }
 

@@ -24,14 +24,13 @@ using Clock = RunGuard::Clock;
 class NopLoop {
  public:
   NopLoop(const config::Scenario& s, const RunGuard& guard)
-      : s_(s),
-        guard_(guard),
-        depth_(s.at("/workload/depth").get<int>()),
-        force_async_(s.at("/workload/force_async").get<bool>()),
-        cpu_(s.at("/workload/cpu").get<int>()),
-        wait_nr_(s.at("/workload/wait_nr").get<int>()),
-        end_ns_((s.at("/warmup_ms").get<double>() + s.at("/duration_ms").get<double>()) * 1e6),
-        warmup_ns_(s.at("/warmup_ms").get<double>() * 1e6) {}
+      : s_(s), guard_(guard), cpu_(s.at("/workload/cpu").get<int>()) {
+    batches_.depth = s.at("/workload/depth").get<int>();
+    batches_.force_async = s.at("/workload/force_async").get<bool>();
+    batches_.wait_nr = s.at("/workload/wait_nr").get<int>();
+    batches_.window_start_ns = s.at("/warmup_ms").get<double>() * 1e6;
+    batches_.window_end_ns = (s.at("/warmup_ms").get<double>() + s.at("/duration_ms").get<double>()) * 1e6;
+  }
 
   void main(Startup& startup) {
     name_this_thread("nop_test");
@@ -47,32 +46,20 @@ class NopLoop {
     if (!startup.wait_go()) return;
     const auto t0 = startup.t0();
     auto since = [&] { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); };
-    while (!guard_.stop_requested()) {
-      const double t_start = since();
-      prep_nop_batch(ring, depth_, force_async_, t_start, local_);
-      failed_ += submit_and_reap_batch(ring, depth_, wait_nr_, since, t_start, local_).failed;
-      const double t = since();
-      if (t >= warmup_ns_ && t <= end_ns_) ++batches_window_;
-      log_.append(local_);
-    }
+    while (!guard_.stop_requested()) batches_.run(ring, log_, since);
   }
 
   EventLog& log() { return log_; }
-  std::uint64_t batches_window() const { return batches_window_; }
-  std::uint64_t failed() const { return failed_; }
+  std::uint64_t batches_window() const { return batches_.batches_window; }
+  std::uint64_t failed() const { return batches_.failed; }
   unsigned ring_flags() const { return ring_flags_; }
 
  private:
   const config::Scenario& s_;
   const RunGuard& guard_;
-  int depth_;
-  bool force_async_;
   int cpu_;
-  int wait_nr_;
-  double end_ns_, warmup_ns_;
-  Events local_;
+  NopBatches batches_;  // the loop (host/app_loop.hpp), as calibrate times it
   EventLog log_;
-  std::uint64_t batches_window_ = 0, failed_ = 0;
   unsigned ring_flags_ = 0;  // as the ring was set up (written before startup.ready())
 };
 

@@ -88,6 +88,8 @@ host::calib::Measurements synthetic() {
   m.nop_b = v(20);
   m.app_prep = v(8);
   m.app_reap = v(30);
+  m.loop_a = v(120);
+  m.loop_b = v(41);
   m.spin_pair = v(10);
   m.mutex_pair = v(18);
   m.line_one_way = v(60);
@@ -230,6 +232,9 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // The host runner's own code per SQE and per CQE, as timed.
   CHECK(c.costs.at("app_sqe_prep_cycles").value == Approx(8 * G));
   CHECK(c.costs.at("app_cqe_cycles").value == Approx(30 * G));
+  // And once per batch: the intercept of the runner's loop less its syscall.
+  CHECK(c.costs.at("app_batch_cycles").value == Approx(120 * G));
+  CHECK(c.costs.at("app_batch_cycles").method.find("a = 120.0 ns") != std::string::npos);
   CHECK(c.machine.cores == 2);
   CHECK(c.quick);
 

@@ -194,8 +194,9 @@ TEST_CASE("hardening: a run whose simulated time stops advancing fails, naming t
   const auto dir = fresh_dir("hardening-livelock");
   std::string cmd = "timeout 200 " + std::string(URINGSIM_EXE) + " run " + kNop +
                     " --variant inline --set duration_ms=10 --quiet --out " + (dir / "out").string();
-  for (const char* c : {"app_cqe_cycles", "app_sqe_prep_cycles", "cqe_post_cycles", "mutex_fast_cycles",
-                        "nop_issue_cycles", "spin_lock_fast_cycles", "sqe_submit_cycles", "syscall_cycles"})
+  for (const char* c :
+       {"app_batch_cycles", "app_cqe_cycles", "app_sqe_prep_cycles", "cqe_post_cycles", "mutex_fast_cycles",
+        "nop_issue_cycles", "spin_lock_fast_cycles", "sqe_submit_cycles", "syscall_cycles"})
     cmd += std::string(" --set costs.") + c + "=0";
   const auto r = run_shell(cmd);
   INFO(r.output);

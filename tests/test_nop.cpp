@@ -99,4 +99,26 @@ TEST_CASE("nop: on 6.x an enqueue counts an awake free worker as found, so one b
   const auto before = run_nop("nop-first-free-518", "--variant global --set kernel.era=5.18");
   CHECK(today["iowq"]["bound"]["workers_peak"].get<int>() == 1);
   CHECK(before["iowq"]["bound"]["workers_peak"].get<int>() == 4);
+TEST_CASE("nop: the loop's own work per batch (app_batch_cycles) is paid once per batch by the submitter") {
+  // One thread, inline NOPs, nothing else on its CPU: a batch takes depth / throughput, and the
+  // extra cycles add extra / ghz ns to every batch, whatever its depth.
+  const std::string nop = source_path("scenarios/twin/nop.json") +
+                          " --variant inline --set warmup_ms=5 --set duration_ms=20 --set workload.depth=";
+  const double extra = 1000;
+  for (const int depth : {1, 32}) {
+    INFO("depth " << depth);
+    const std::string args = nop + std::to_string(depth);
+    const std::string name = "nop-batch-" + std::to_string(depth);
+    const auto without = run_results(name + "-0", args + " --set costs.app_batch_cycles=0");
+    const auto with =
+        run_results(name + "-1000", args + " --set costs.app_batch_cycles=" + std::to_string(extra));
+    const double ghz = without["scenario"]["machine"]["ghz"].get<double>();
+    const double batch_ns = depth * 1e9 / without["throughput"]["ops_per_s"].get<double>();
+    const double expected = depth * 1e9 / (batch_ns + extra / ghz);
+    CHECK(with["throughput"]["ops_per_s"].get<double>() == Approx(expected).epsilon(0.01));
+    CHECK(profile_pct(without, "nop_test", "[app] batch loop") == 0);
+    // Its share of the submitter's CPU is that of a batch's time.
+    CHECK(profile_pct(with, "nop_test", "[app] batch loop") ==
+          Approx(100 * (extra / ghz) / (batch_ns + extra / ghz)).epsilon(0.02));
+  }
 }

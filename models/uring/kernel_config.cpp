@@ -109,6 +109,7 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");
   c.app_sqe_prep = t.get("app_sqe_prep_cycles");
+  c.app_batch = t.get("app_batch_cycles");
   c.buf_ring_select = t.get("buf_ring_select_cycles");
   c.app_buf_recycle = t.get("app_buf_recycle_cycles");
   c.rw_complete = t.get("rw_complete_cycles");

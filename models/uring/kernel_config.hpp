@@ -73,7 +73,7 @@ struct UringCosts {
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   sim::Cycles cacheline_transfer;
-  sim::Cycles app_cqe, app_sqe_prep;
+  sim::Cycles app_cqe, app_sqe_prep, app_batch;
   sim::Cycles buf_ring_select, app_buf_recycle;  // provided buffer rings (multishot receive)
   sim::Cycles rw_complete, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
   sim::Cycles blk_plug_flush;  // the block plug io_submit_sqes holds (models/block/plug.hpp)
