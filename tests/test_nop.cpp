@@ -99,6 +99,8 @@ TEST_CASE("nop: on 6.x an enqueue counts an awake free worker as found, so one b
   const auto before = run_nop("nop-first-free-518", "--variant global --set kernel.era=5.18");
   CHECK(today["iowq"]["bound"]["workers_peak"].get<int>() == 1);
   CHECK(before["iowq"]["bound"]["workers_peak"].get<int>() == 4);
+}
+
 TEST_CASE("nop: the loop's own work per batch (app_batch_cycles) is paid once per batch by the submitter") {
   // One thread, inline NOPs, nothing else on its CPU: a batch takes depth / throughput, and the
   // extra cycles add extra / ghz ns to every batch, whatever its depth.
