@@ -326,6 +326,7 @@ void CpuScheduler::block(Thread& t, TimeNs now) {
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " blocks but is not running");
   account_curr(q, now);
   policy_->dequeue(q, t);
+  t.stolen_ns_ = 0;  // no work of its own overlapped those handlers: nothing to delay
   t.sched().on_cpu = false;
   t.sched().last_cpu = cpu;
   q.curr = nullptr;
@@ -360,8 +361,15 @@ bool CpuScheduler::tick(Thread& t, TimeNs now) {
   return !q.queued.empty() && policy_->tick_preempt(q, t);
 }
 
-void CpuScheduler::steal(int cpu, TimeNs ns) {
-  if (Thread* c = rq(cpu).curr; c && c->in_work_) c->stolen_ns_ += ns;
+void CpuScheduler::steal(int cpu, TimeNs now, TimeNs ns) {
+  Thread* c = rq(cpu).curr;
+  if (!c) return;
+  if (c->state() == Thread::State::Spinning) {  // handlers on one CPU run one after another
+    c->busy_wait_irq_ns_ += ns;
+    c->irq_until_ns_ = std::max(c->irq_until_ns_, now) + ns;
+  } else {  // working, or between two pieces of work (in a lock hand-off): the work to come
+    c->stolen_ns_ += ns;
+  }
 }
 
 void CpuScheduler::started_running(Thread& t, TimeNs now) {

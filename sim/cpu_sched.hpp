@@ -84,8 +84,10 @@ class CpuScheduler {
   bool tick(Thread& t, TimeNs now);
   // `t` starts running after its dispatch (and its switch-in delay).
   void started_running(Thread& t, TimeNs now);
-  // An interrupt handler ran `ns` on `cpu`: its current thread's work ends that much later.
-  void steal(int cpu, TimeNs ns);
+  // An interrupt handler runs `ns` on `cpu` from `now`: its current thread's work ends that much
+  // later; a busy wait (spin) does not run meanwhile. Either way that time is the handler's CPU
+  // time, not the thread's (as with IRQ_TIME_ACCOUNTING).
+  void steal(int cpu, TimeNs now, TimeNs ns);
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
   // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.

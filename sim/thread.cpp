@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/checks.hpp"
 #include "sim/engine.hpp"
@@ -154,7 +155,7 @@ void Thread::flush() {
   // An interrupt handler, or an accounted thread outside the machine's CPUs.
   const TimeNs t0 = engine_.clock_ns();
   if (opts_.interrupt && cpu_ < engine_.machine().cores)
-    engine_.scheduler().steal(cpu_, engine_.cycles_to_ns(amount));
+    engine_.scheduler().steal(cpu_, t0, engine_.cycles_to_ns(amount));
   sg_sleep_ns(engine_.cycles_to_ns(amount));
   trace_compute(t0, engine_.clock_ns());
 }
@@ -236,11 +237,12 @@ void Thread::run_ns(TimeNs ns) {
       if (engine_.trace()) trace_compute(now, engine_.clock_ns(), chunk >= ns ? 1.0 : chunk / ns);
       ns -= chunk;
       if (ns < kTinyNs) ns = 0;  // rounding: the work is done
-      if (stolen_ns_ > 0) {      // interrupts ran meanwhile: the rest of the work starts later
-        const TimeNs t1 = engine_.clock_ns();
-        sg_sleep_ns(stolen_ns_);
-        stolen_ns_ = 0;
-        trace_wait("interrupted", t1);
+      // Interrupts ran meanwhile: the rest of the work starts later (and so do any that arrive while
+      // it waits).
+      for (const TimeNs t1 = engine_.clock_ns(); stolen_ns_ > 0;) {
+        const TimeNs s = std::exchange(stolen_ns_, 0);
+        sg_sleep_ns(s);
+        if (stolen_ns_ <= 0) trace_wait("interrupted", t1);
       }
     }
     if (!(need_resched_ && preemptible())) return;
@@ -450,13 +452,13 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
       if (tick < limit) limit = tick, at_tick = true;
     }
     bool timed_out = false;
-    if (std::isfinite(limit)) {
+    if (std::isfinite(limit))
       timed_out = sg_acquire_timeout(std::max(0.0, limit - now));
-      if (timed_out && impl_->released) sg_acquire(true), timed_out = false;
-    } else {
+    else
       sg_acquire(impl_->released);
-    }
-    spun += engine_.ns_to_cycles(engine_.clock_ns() - now);
+    const TimeNs irq = end_busy_wait_interrupts();
+    if (timed_out && impl_->released) sg_acquire(true), timed_out = false;
+    spun += engine_.ns_to_cycles(engine_.clock_ns() - now - irq);
     if (impl_->unparked) {
       woken = true;
       break;
@@ -498,6 +500,14 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
   return woken;
 }
 
+// A busy wait does not run while an interrupt handler runs on its CPU (CpuScheduler::steal): that
+// time is the handler's. Ended meanwhile (woken from another CPU, its timeout), it resumes when
+// the handler returns. The handler time that fell in the wait, to leave out of its cycles.
+TimeNs Thread::end_busy_wait_interrupts() {
+  while (irq_until_ns_ > engine_.clock_ns()) sg_sleep_ns(irq_until_ns_ - engine_.clock_ns());
+  return std::exchange(busy_wait_irq_ns_, 0);
+}
+
 Cycles Thread::await_grant(bool spin, Label symbol) {
   flush();
   if (granted_) {
@@ -515,11 +525,20 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
   }
   // A spinning waiter keeps its CPU (preemption is off) and burns it until the hand-off.
   RunningGuard guard;
+  // An interrupt handler that waits for its own CPU's thread held interrupts off with it
+  // (spin_lock_irqsave): it had not started, and the wait is no CPU time.
+  const Thread* owner = waiting_lock_ ? waiting_lock_->owner() : nullptr;
+  const bool deferred = opts_.interrupt && owner && owner->cpu() == cpu_ && owner->sched().on_cpu;
   sg_acquire(impl_->released);
+  const TimeNs irq = end_busy_wait_interrupts();
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
   trace_wait("native_queued_spin_lock_slowpath", t0);
-  const Cycles spun = engine_.ns_to_cycles(engine_.clock_ns() - t0);
+  const TimeNs spun_ns = deferred ? 0 : engine_.clock_ns() - t0 - irq;
+  // A handler spinning for another CPU's owner takes that time from its CPU's thread.
+  if (opts_.interrupt && spun_ns > 0 && cpu_ < engine_.machine().cores)
+    engine_.scheduler().steal(cpu_, t0, spun_ns);
+  const Cycles spun = engine_.ns_to_cycles(spun_ns);
   account(spun, symbol);
   return spun;
 }

@@ -176,6 +176,8 @@ class Thread {
   // Its pending work ends before any other thread could act, and runs unpreempted: an uncontended
   // lock may be taken or released at its local date without executing that work first.
   bool may_run_ahead() const;
+  // After a busy wait: out until the handlers on its CPU return; the time they took in the wait.
+  TimeNs end_busy_wait_interrupts();
   // Start a park-like wait: flush, then either consume a pending wake-up (true: no wait) or count
   // the (timed or not) wait and mark the thread waiting in `waiting_state`.
   bool consume_permit_or_prepare(State waiting_state, bool timed);
@@ -215,10 +217,11 @@ class Thread {
   Cycles dispatch_migrate_ = 0;
   TimeNs no_preempt_until_ = 0;
   int waker_cpu_ = -1;
-  TimeNs stolen_ns_ = 0;  // interrupt handlers ran on our CPU meanwhile: our work ends that much later
+  TimeNs stolen_ns_ = 0;         // interrupt handlers ran on our CPU meanwhile: our work ends that much later
+  TimeNs busy_wait_irq_ns_ = 0;  // in a busy wait: the handlers that interrupted it took this long,
+  TimeNs irq_until_ns_ = 0;      // and return then
   bool in_work_ = false;
-  TimeNs last_tick_ns_ = 0;  // the last tick the scheduler looked at while it ran  // in run_ns: a stolen
-                             // stretch delays the work (a spin or poll absorbs it)
+  TimeNs last_tick_ns_ = 0;  // the last tick the scheduler looked at while it ran
 };
 
 // The thread running now (the caller). Throws std::logic_error outside a simulated thread.
