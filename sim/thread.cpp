@@ -203,11 +203,6 @@ void Thread::cond_resched() {
 // meanwhile takes effect at the next cut or when the work ends.
 void Thread::run_ns(TimeNs ns) {
   CpuScheduler& sch = engine_.scheduler();
-  in_work_ = true;
-  struct Done {
-    bool& flag;
-    ~Done() { flag = false; }
-  } done{in_work_};
   for (;;) {
     while (ns > 0) {
       const TimeNs now = engine_.clock_ns();

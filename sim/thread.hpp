@@ -220,7 +220,6 @@ class Thread {
   TimeNs stolen_ns_ = 0;         // interrupt handlers ran on our CPU meanwhile: our work ends that much later
   TimeNs busy_wait_irq_ns_ = 0;  // in a busy wait: the handlers that interrupted it took this long,
   TimeNs irq_until_ns_ = 0;      // and return then
-  bool in_work_ = false;
   TimeNs last_tick_ns_ = 0;  // the last tick the scheduler looked at while it ran
 };
 
