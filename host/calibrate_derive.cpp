@@ -318,29 +318,6 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     e.keep("wakeup_latency_ns", why_not(m.cross_cpu_unavailable));
   }
 
-  // io-wq: the batch slopes differ by the per-item io-wq work; the hand-offs stay in the intercepts.
-  if (m.iowq_unavailable.empty() && !m.iowq_async_b.empty()) {
-    const double bi = median(m.iowq_inline_b), bw = median(m.iowq_async_b);
-    const double ai = median(m.iowq_inline_a), aw = median(m.iowq_async_a);
-    const double locks = kIowqSpinSectionsPerItem * sp;
-    const double item = e.cyc(bw - bi) - locks;
-    e.share(
-        {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"},
-        item,
-        fmt::format(
-            "NOP batches (n = 1..32) fitted as T(n) = a + b n, the submitter and its one io-wq worker "
-            "(IORING_REGISTER_IOWQ_MAX_WORKERS 1) pinned to one CPU: b = {:.1f} ns with IOSQE_ASYNC, "
-            "{:.1f} ns inline; the difference, {:.1f} ns = {:.0f} cycles per item, less {} spin_lock_fast "
-            "sections ({:.0f}) is the io-wq work per item, {:.0f} cycles (the intercepts, {:.0f} ns vs "
-            "{:.0f} ns, hold the two hand-offs, a wake-up and a switch each way, charged by the wake-up "
-            "entries)",
-            bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, item, aw, ai),
-        scaled(minus(m.iowq_async_b, m.iowq_inline_b), G));
-  } else {
-    for (const char* key :
-         {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"})
-      e.keep(key, why_not(m.iowq_unavailable));
-  }
   if (m.iowq_unavailable.empty() && !m.worker_first_extra.empty()) {
     const double extra = median(m.worker_first_extra);
     e.put("worker_create_cycles", e.cyc(extra),
@@ -467,6 +444,33 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     for (const char* key :
          {"poll_arm_cycles", "poll_wake_cycles", "tw_add_cycles", "tw_run_cycles", "file_lookup_cycles"})
       e.keep(key, why_not(m.poll_unavailable));
+  }
+
+  // io-wq: the batch slopes differ by the per-item io-wq work; the hand-offs stay in the intercepts.
+  if (m.iowq_unavailable.empty() && !m.iowq_async_b.empty()) {
+    const double bi = median(m.iowq_inline_b), bw = median(m.iowq_async_b);
+    const double ai = median(m.iowq_inline_a), aw = median(m.iowq_async_a);
+    const double locks = kIowqSpinSectionsPerItem * sp;
+    // 6.x frees each request through the submitter's task_work (io_free_req): one item added and
+    // run per NOP, charged by the task_work entries derived above.
+    const double free_tw = e.value("tw_add_cycles") + e.value("tw_run_cycles");
+    const double item = e.cyc(bw - bi) - locks - free_tw;
+    e.share(
+        {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"},
+        item,
+        fmt::format(
+            "NOP batches (n = 1..32) fitted as T(n) = a + b n, the submitter and its one io-wq worker "
+            "(IORING_REGISTER_IOWQ_MAX_WORKERS 1) pinned to one CPU: b = {:.1f} ns with IOSQE_ASYNC, "
+            "{:.1f} ns inline; the difference, {:.1f} ns = {:.0f} cycles per item, less {} spin_lock_fast "
+            "sections ({:.0f}) and the task_work item that frees the request (tw_add + tw_run, {:.0f}) is "
+            "the io-wq work per item, {:.0f} cycles (the intercepts, {:.0f} ns vs {:.0f} ns, hold the two "
+            "hand-offs, a wake-up and a switch each way, charged by the wake-up entries)",
+            bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, free_tw, item, aw, ai),
+        scaled(minus(m.iowq_async_b, m.iowq_inline_b), G));
+  } else {
+    for (const char* key :
+         {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"})
+      e.keep(key, why_not(m.iowq_unavailable));
   }
 
   e.keep_the_rest();

@@ -224,7 +224,9 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK(c.costs.at("tcp_send_cycles").value == Approx((1200 - 100) * G - 64 * byte));
   CHECK(c.costs.at("epoll_wait_cycles").value == Approx(300 * G));
   // io-wq: the batch slopes' difference less the spin sections, shared among the per-item entries.
-  const double item = (430 - 21) * G - host::calib::kIowqSpinSectionsPerItem * 10 * G;
+  // And the task_work item that frees each request (6.x): tw_add + tw_run as derived here.
+  const double item = (430 - 21) * G - host::calib::kIowqSpinSectionsPerItem * 10 * G -
+                      c.costs.at("tw_add_cycles").value - c.costs.at("tw_run_cycles").value;
   CHECK(c.costs.at("iowq_prep_cycles").value + c.costs.at("iowq_enqueue_cycles").value +
             c.costs.at("iowq_get_work_cycles").value + c.costs.at("iowq_work_overhead_cycles").value ==
         Approx(item));
@@ -447,7 +449,8 @@ TEST_CASE(
 TEST_CASE("calibrate: the io-wq spin sections per item that derive subtracts are the model's") {
   // A batch of IOSQE_ASYNC NOPs worked through by one worker on one CPU, at two depths. Every NOP
   // passes kIowqSpinSectionsPerItem spinlock sections (enqueue under acct->lock, the worker's
-  // get-work under acct->lock, __io_worker_busy under acct->workers_lock, the CQE post); other
+  // get-work under acct->lock, __io_worker_busy under acct->workers_lock, the CQE post, the
+  // task_work add that frees the request); other
   // sections (creation attempts, the sleep hooks) depend on how the worker and the submitter
   // interleave on the CPU. Era 6.x finds the free worker under RCU: no lock at enqueue for it.
   const auto dir = fresh_dir("calibrate-iowq-locks");
@@ -455,7 +458,8 @@ TEST_CASE("calibrate: the io-wq spin sections per item that derive subtracts are
       {"acct->workers_lock[bound]", "__io_worker_busy"},
       {"acct->lock[bound]", "io_wqe_enqueue"},
       {"acct->lock[bound]", "io_worker_handle_work"},
-      {"ctx->completion_lock", "io_req_complete_post"}};
+      {"ctx->completion_lock", "io_req_complete_post"},
+      {"tctx->task_lock", "io_req_task_work_add"}};
   REQUIRE(per_item_sites.size() == static_cast<std::size_t>(host::calib::kIowqSpinSectionsPerItem));
   for (const int depth : {8, 16}) {
     nlohmann::json s = {{"name", "nop-one-worker"},
