@@ -391,10 +391,16 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
   if (scheduled_) engine_.scheduler().block(*this, t0);
   bool timed_out = false;
   if (!std::isfinite(timeout)) {  // only another thread can end this wait
-    impl_->forever = true;
-    engine_.thread_became_blocked(true);
-    sg_acquire(impl_->released);
-    impl_->forever = false;
+    if (impl_->released) {
+      // Woken while it switched out (the scheduler's dispatch of the next thread let others run):
+      // it never blocks, so it is not counted as blocked, which nobody would undo.
+      sg_acquire(true);
+    } else {
+      impl_->forever = true;
+      engine_.thread_became_blocked(true);
+      sg_acquire(false);
+      impl_->forever = false;
+    }
   } else {
     timed_out = sg_acquire_timeout(timeout);
     // A release at the very date of the timeout counts as a wake; consume its token.
@@ -558,10 +564,10 @@ void Thread::unpark() {
 void Thread::unpark_at(TimeNs t_ns) {
   wake_not_before_ns_ = t_ns;
   waker_cpu_ = caller_cpu();
-  const bool sleeps_until_then = scheduled_ && state_ == State::Parked && impl_->waiting == Impl::Wait::Park;
+  // A parked thread released early resumes now and sleeps on until t_ns (wait_off_cpu) before it
+  // acts: its horizon stays at now until that sleep sets it (raising it to t_ns here was wrong
+  // when the release met the end of a timed wait at the same date).
   release_park();
-  // A parked thread released early sleeps on until t_ns (wait_off_cpu) before it acts.
-  if (sleeps_until_then) engine_.horizons().set(id_, std::max(engine_.clock_ns(), t_ns));
 }
 
 void Thread::release_park() {
