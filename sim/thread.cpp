@@ -393,7 +393,8 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
   if (!std::isfinite(timeout)) {  // only another thread can end this wait
     if (impl_->released) {
       // Woken while it switched out (the scheduler's dispatch of the next thread let others run):
-      // it never blocks, so it is not counted as blocked, which nobody would undo.
+      // it never blocks, so it is not counted as blocked (nobody would undo it), and its horizon
+      // is now, not its timeout.
       sg_acquire(true);
     } else {
       impl_->forever = true;
@@ -401,6 +402,8 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
       sg_acquire(false);
       impl_->forever = false;
     }
+  } else if (impl_->released) {  // woken while it switched out, as above: no wait at all
+    sg_acquire(true);
   } else {
     timed_out = sg_acquire_timeout(timeout);
     // A release at the very date of the timeout counts as a wake; consume its token.
