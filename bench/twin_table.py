@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A twin.json as a markdown table (throughput, p50, per-request context switches and IPIs), and
 per grid point the orderings of the variants the host separates clearly (> 15 %, intervals apart)
-with whether the model keeps them. Usage: bench/twin_table.py OUT_DIR/twin.json"""
+with whether the model keeps them, and the summary's error figures (CPU in points). Usage:
+bench/twin_table.py OUT_DIR/twin.json"""
 import itertools
 import json
 import sys
@@ -38,6 +39,9 @@ for point, vs in by_point.items():
         if hi["mean"] <= 1.15 * lo["mean"] or lo["mean"] + (lo.get("ci95") or 0) >= hi["mean"] - (hi.get("ci95") or 0):
             continue
         clear += 1
+        if ea["sim"]["mean"] is None or eb["sim"]["mean"] is None:  # a simulated point failed
+            print("- %s: host %s vs %s separated, model: no result" % (point, a, b))
+            continue
         same = (ha["mean"] < hb["mean"]) == (ea["sim"]["mean"] < eb["sim"]["mean"])
         held += same
         print("- %s: host %s %s %s (%.4g vs %.4g), model %.4g vs %.4g: %s" % (
@@ -49,3 +53,11 @@ for k in ("throughput.ops_per_s", "latency_us.p50"):
     if s:
         print("%s: median |error| %.1f %%, worst %.1f %% over %d points" % (
             k, s["median_abs_rel_error_pct"], s["worst_abs_rel_error_pct"], s["points"]))
+cpu = sorted(k for k in t["summary"] if k.startswith("cpu."))
+if cpu:
+    print("CPU, median / worst |error| in points: " + ", ".join(
+        "%s %.1f / %.1f" % (k[len("cpu."):].replace("by_thread.", "").replace("_pct", ""),
+                            t["summary"][k]["median_abs_error"], t["summary"][k]["worst_abs_error"]) for k in cpu))
+for o in t.get("orderings", []):
+    print("all clear host orderings of %s (any two configurations): %d, kept by the model: %d" % (
+        o["metric"], o["clear"], o["held"]))
