@@ -93,7 +93,9 @@ class Cfs final : public FairPolicy {
 // of the queue's weighted average V) the earliest virtual deadline runs; a deadline is one slice
 // ahead of the thread's vruntime, renewed when reached. RUN_TO_PARITY: a thread keeps its CPU
 // until its deadline is renewed. Lag (V - vruntime) is kept across a sleep (PLACE_LAG) and a new
-// thread gets half a slice (PLACE_DEADLINE_INITIAL).
+// thread gets half a slice (PLACE_DEADLINE_INITIAL). DELAY_DEQUEUE (6.12): a thread that sleeps
+// while not eligible stays in the queue, still counted in V, until it would be picked (then it
+// leaves with its lag cut to 0, DELAY_ZERO) or it is woken there (requeue_delayed_entity).
 class Eevdf final : public FairPolicy {
  public:
   Eevdf(TimeNs slice, TimeNs tick) : slice_(slice), tick_(tick) {}
@@ -120,8 +122,22 @@ class Eevdf final : public FairPolicy {
   }
   void dequeue(Rq& rq, Thread& t) override {
     auto& se = t.sched();
-    const double limit = vdelta(std::max(2 * slice_, tick_), se);
-    se.vlag = std::clamp(avg_with(rq, &t) - se.vruntime, -limit, limit);
+    se.vlag = lag(rq, t);
+  }
+  bool delay_dequeue(Rq& rq, Thread& t) override {
+    return t.sched().vruntime > avg_with(rq, &t) + kEps;  // !entity_eligible
+  }
+  void finish_delayed(Rq& rq, Thread& t) override {
+    auto& se = t.sched();
+    se.vlag = std::min(lag(rq, t), 0.0);
+  }
+  void requeue_delayed(Rq& rq, Thread& t) override {
+    auto& se = t.sched();
+    if (lag(rq, t) > 0) {  // DELAY_ZERO: it paid more than its debt while delayed; placed at V
+      se.vruntime = avg_with(rq, &t);
+      se.deadline = se.vruntime + vdelta(slice_, se);
+    }
+    se.protect = false;
   }
   Thread* pick(Rq& rq, Thread* curr) override {
     const double v = avg_with(rq, curr);
@@ -136,6 +152,7 @@ class Eevdf final : public FairPolicy {
     };
     // pick_eevdf: the earliest deadline in the queue; the running thread only if strictly earlier.
     for (Thread* t : rq.queued) consider(t);
+    for (Thread* t : rq.delayed) consider(t);
     if (curr) consider(curr);
     return best ? best : earliest;
   }
@@ -148,7 +165,14 @@ class Eevdf final : public FairPolicy {
   static double total_weight(const Rq& rq) {
     double w = rq.curr ? rq.curr->sched().weight : 0;
     for (const Thread* t : rq.queued) w += t->sched().weight;
+    for (const Thread* t : rq.delayed) w += t->sched().weight;
     return w;
+  }
+  // update_entity_lag: V - vruntime, clamped to a slice or a tick's worth either way.
+  double lag(Rq& rq, Thread& t) {
+    const auto& se = t.sched();
+    const double limit = vdelta(std::max(2 * slice_, tick_), se);
+    return std::clamp(avg_with(rq, &t) - se.vruntime, -limit, limit);
   }
   // V over the queue and the current thread (avg_vruntime); with `extra` counted once.
   double avg_with(Rq& rq, const Thread* extra) {
@@ -159,7 +183,10 @@ class Eevdf final : public FairPolicy {
     };
     if (rq.curr) add(rq.curr);
     for (const Thread* t : rq.queued) add(t);
-    if (extra && extra != rq.curr && std::find(rq.queued.begin(), rq.queued.end(), extra) == rq.queued.end())
+    for (const Thread* t : rq.delayed) add(t);
+    if (extra && extra != rq.curr &&
+        std::find(rq.queued.begin(), rq.queued.end(), extra) == rq.queued.end() &&
+        std::find(rq.delayed.begin(), rq.delayed.end(), extra) == rq.delayed.end())
       add(extra);
     if (w > 0) rq.avg_vruntime = wv / w;
     return rq.avg_vruntime;
@@ -224,6 +251,8 @@ std::string CpuScheduler::dump() const {
     }
     out += " queued=";
     for (const Thread* t : q.queued) out += t->name() + " ";
+    if (!q.delayed.empty()) out += " delayed=";
+    for (const Thread* t : q.delayed) out += t->name() + " ";
     out += "\n";
   }
   return out;
@@ -268,6 +297,20 @@ void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
 }
 
 void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
+  if (t.sched().delayed) {
+    // ttwu_runnable: a delayed thread that may run elsewhere, on a CPU with another thread to
+    // run, leaves its queue and takes the full wake-up path (select_task_rq); otherwise it is
+    // runnable again where it is.
+    Rq& q = rq(t.cpu());
+    if (t.sched().pinned || !q.curr) {
+      requeue_delayed(t, now);
+      return;
+    }
+    account_curr(q, now);
+    policy_->finish_delayed(q, t);
+    q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
+    t.sched().delayed = false;
+  }
   // The wake takes effect at the waker's local date, which may be the date its waker left its
   // CPU for a sleep; the two may be processed in either order. In the kernel try_to_wake_up ran
   // while the waker still ran there: placement sees that CPU busy, and a wakee put on it was
@@ -279,10 +322,57 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu);
 }
 
+// A delayed thread is woken on the queue it never left: runnable again there, no placement on
+// another CPU, then the usual wake-up preemption check.
+void CpuScheduler::requeue_delayed(Thread& t, TimeNs now) {
+  auto& se = t.sched();
+  Rq& q = rq(t.cpu());
+  account_curr(q, now);
+  policy_->requeue_delayed(q, t);
+  q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
+  se.delayed = false;
+  if (!q.curr) throw std::logic_error("scheduler: " + t.name() + " delayed on an idle CPU");
+  se.queued = true;
+  q.queued.push_back(&t);
+  Thread& curr = *q.curr;
+  if (policy_->wakeup_preempt(q, curr, t)) {
+    ++preemptions_;
+    curr.request_resched();
+  } else {
+    curr.rq_changed();
+  }
+}
+
+Thread* CpuScheduler::pick_next(Rq& q) {
+  for (;;) {
+    Thread* next = policy_->pick(q, nullptr);
+    if (!next) return nullptr;
+    if (next->sched().delayed) {  // dequeue_entities(DEQUEUE_DELAYED), then pick again
+      policy_->finish_delayed(q, *next);
+      q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), next));
+      next->sched().delayed = false;
+      continue;
+    }
+    q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
+    next->sched().queued = false;
+    return next;
+  }
+}
+
+void CpuScheduler::drop_delayed(Rq& q) {
+  while (!q.delayed.empty()) {
+    Thread* t = q.delayed.back();
+    policy_->finish_delayed(q, *t);
+    q.delayed.pop_back();
+    t->sched().delayed = false;
+  }
+}
+
 void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup,
                            bool waker_just_left) {
   auto& se = t.sched();
-  if (se.on_cpu || se.queued) throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
+  if (se.on_cpu || se.queued || se.delayed)
+    throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
   const bool migrated = se.last_cpu >= 0 && se.last_cpu != cpu;
   t.set_cpu(cpu);
   Rq& q = rq(cpu);
@@ -320,16 +410,21 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   }
 }
 
-void CpuScheduler::block(Thread& t, TimeNs now) {
+void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
   const int cpu = t.cpu();
   Rq& q = rq(cpu);
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " blocks but is not running");
   account_curr(q, now);
+  const bool delay = !exits && policy_->delay_dequeue(q, t);
   policy_->dequeue(q, t);
   t.stolen_ns_ = 0;  // no work of its own overlapped those handlers: nothing to delay
   t.sched().on_cpu = false;
   t.sched().last_cpu = cpu;
   q.curr = nullptr;
+  if (delay) {
+    t.sched().delayed = true;
+    q.delayed.push_back(&t);
+  }
   switch_next(cpu, &t, now);
 }
 
@@ -339,6 +434,12 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " yields but is not running");
   account_curr(q, now);
   Thread* next = policy_->pick(q, &t);
+  while (next && next->sched().delayed) {  // pick_next_entity drops a delayed pick, picks again
+    policy_->finish_delayed(q, *next);
+    q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), next));
+    next->sched().delayed = false;
+    next = policy_->pick(q, &t);
+  }
   if (next == &t || !next) {  // nobody else should run: keep going
     t.sched().exec_start = now;
     return;
@@ -381,12 +482,11 @@ void CpuScheduler::started_running(Thread& t, TimeNs now) {
 void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
   Rq& q = rq(cpu);
   if (!q.queued.empty()) {
-    Thread* next = policy_->pick(q, nullptr);
-    q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
-    next->sched().queued = false;
+    Thread* next = pick_next(q);
     dispatch(cpu, *next, prev, now, 0);
     return;
   }
+  drop_delayed(q);  // picked one by one and dropped before the CPU goes idle
   if (Thread* pulled = pull_for(cpu)) {
     ++migrations_;
     const bool moved = pulled->sched().last_cpu >= 0 && pulled->sched().last_cpu != cpu;

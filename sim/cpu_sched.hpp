@@ -29,6 +29,7 @@ struct SchedEntity {
   bool protect = false;   // EEVDF RUN_TO_PARITY: picked, deadline not yet renewed
   bool on_cpu = false;    // the CPU's current thread (running or being switched in)
   bool queued = false;    // waiting in a run queue
+  bool delayed = false;   // EEVDF DELAY_DEQUEUE: asleep, but kept in its queue until its lag is paid
   bool pinned = true;
   int last_cpu = -1;
 };
@@ -45,6 +46,12 @@ class FairPolicy {
   virtual void place(Rq& rq, Thread& t, bool initial) = 0;
   // `t` leaves the queue to sleep (or to migrate).
   virtual void dequeue(Rq& rq, Thread& t) = 0;
+  // `t` goes to sleep: true if it stays in the queue as delayed (DELAY_DEQUEUE) rather than leaving.
+  virtual bool delay_dequeue(Rq&, Thread&) { return false; }
+  // A delayed `t` leaves for good (picked, or its CPU goes idle): DELAY_ZERO, no positive lag kept.
+  virtual void finish_delayed(Rq&, Thread&) {}
+  // A delayed `t` is woken where it is (requeue_delayed_entity).
+  virtual void requeue_delayed(Rq&, Thread&) {}
   // Who runs next among the queued threads and `curr` (nullptr if curr is not runnable).
   virtual Thread* pick(Rq& rq, Thread* curr) = 0;
   virtual void set_next(Rq& rq, Thread& t) = 0;  // t was picked
@@ -53,10 +60,11 @@ class FairPolicy {
 };
 
 struct FairPolicy::Rq {
-  std::vector<Thread*> queued;  // runnable, not running, in arrival order
-  Thread* curr = nullptr;       // running (or being switched in)
-  double min_vruntime = 0;      // CFS
-  double avg_vruntime = 0;      // EEVDF: last computed V (used when the queue is empty)
+  std::vector<Thread*> queued;   // runnable, not running, in arrival order
+  std::vector<Thread*> delayed;  // asleep but still counted (EEVDF DELAY_DEQUEUE)
+  Thread* curr = nullptr;        // running (or being switched in)
+  double min_vruntime = 0;       // CFS
+  double avg_vruntime = 0;       // EEVDF: last computed V (used when the queue is empty)
 };
 
 class CpuScheduler {
@@ -73,8 +81,9 @@ class CpuScheduler {
   // A new thread wants its first CPU (wake_up_new_task). at_setup: it exists when the scenario
   // starts (spawned before the run), so it starts without a wake-up.
   void start(Thread& t, TimeNs now, bool at_setup);
-  // The running thread `t` goes to sleep: its CPU runs the next thread or goes idle.
-  void block(Thread& t, TimeNs now);
+  // The running thread `t` goes to sleep (or exits: it leaves its queue for good): its CPU runs the
+  // next thread or goes idle.
+  void block(Thread& t, TimeNs now, bool exits = false);
   // `t` became runnable: woken by a thread on waker_cpu (-1: from outside the machine), or by its
   // own timer (by_timer: the timer fires on its CPU, so no wake-up IPI).
   void wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer = false);
@@ -109,6 +118,9 @@ class CpuScheduler {
   void switch_next(int cpu, Thread* prev, TimeNs now);
   void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
   Thread* pull_for(int cpu);
+  Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave
+  void drop_delayed(FairPolicy::Rq& q);  // the CPU goes idle: its delayed threads leave
+  void requeue_delayed(Thread& t, TimeNs now);
 
   SchedSpec spec_;
   PrimitiveCosts costs_;

@@ -335,7 +335,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
           g_running = t;
         }
         if (t->scheduled() && t->sched().on_cpu && !impl_->failure)
-          sched_->block(*t, clock_ns());  // it exits
+          sched_->block(*t, clock_ns(), true);  // it exits
         t->state_ = Thread::State::Done;
         horizons_.set(t->id(), Horizons::kNever);
         --live_threads_;

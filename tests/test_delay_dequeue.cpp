@@ -1,0 +1,91 @@
+// EEVDF's DELAY_DEQUEUE (6.12, in this host's 6.18) on hand-built cases: a thread that goes to sleep
+// while not eligible stays in its run queue, still counted, and is dropped when picked or when
+// its CPU goes idle; woken while delayed it is runnable again where it is if it cannot move,
+// and takes the full wake-up path (to an idle CPU) if it can. 1 GHz, zero primitive costs.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "sim/engine.hpp"
+#include "sim/label.hpp"
+#include "sim/thread.hpp"
+
+using namespace uringsim::sim;
+
+namespace {
+
+constexpr TimeNs kMs = 1e6;
+
+MachineSpec eevdf(int cores) {
+  MachineSpec m;
+  m.cores = cores;
+  m.ghz = 1.0;
+  m.sched.policy = SchedPolicy::Eevdf;
+  return m;
+}
+
+struct Seen {
+  std::string at_sleep, after_wake;
+  int a_cpu_after_wake = -1;
+  TimeNs a_done = -1;
+};
+
+// A and B share CPU 0 a tick (4 ms) at a time; A sleeps after 6 ms of work, having run more than
+// B, so it is not eligible. A helper outside the machine reads the queues while A sleeps and
+// after it woke.
+Seen run(bool a_pinned) {
+  Engine e(eevdf(2), PrimitiveCosts{});
+  Seen s;
+  ThreadOptions a_opts;
+  a_opts.pinned = a_pinned;
+  e.spawn(
+      "a", "app", 0,
+      [&] {
+        Thread& self = current();
+        self.compute(6 * kMs, intern("work"));
+        self.sleep_ns(1 * kMs);
+        s.a_cpu_after_wake = self.cpu();
+        self.compute(1 * kMs, intern("work"));
+        s.a_done = now_ns();
+      },
+      a_opts);
+  e.spawn("b", "app", 0, [&] { current().compute(20 * kMs, intern("work")); });
+  ThreadOptions helper;
+  helper.accounted = false;
+  helper.daemon = true;
+  e.spawn(
+      "look", "helper", 0,
+      [&] {
+        Thread& self = current();
+        self.sleep_ns(10.5 * kMs);
+        s.at_sleep = e.scheduler().dump();
+        self.sleep_ns(1 * kMs);
+        s.after_wake = e.scheduler().dump();
+      },
+      helper);
+  e.run_until_ns(1e9);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "delay dequeue: a thread that sleeps not eligible stays in its queue, then runs there when woken "
+    "(pinned)") {
+  const Seen s = run(true);
+  INFO(s.at_sleep);
+  CHECK(s.at_sleep.find("delayed=a") != std::string::npos);
+  INFO(s.after_wake);
+  CHECK(s.after_wake.find("delayed=") == std::string::npos);
+  CHECK(s.a_cpu_after_wake == 0);
+  // Woken behind B with its debt, it waits for B's slice rather than preempting it at once.
+  CHECK(s.a_done > 12 * kMs);
+}
+
+TEST_CASE("delay dequeue: an unpinned delayed thread woken while its CPU is busy moves to the idle CPU") {
+  const Seen s = run(false);
+  INFO(s.at_sleep);
+  CHECK(s.at_sleep.find("delayed=a") != std::string::npos);
+  CHECK(s.a_cpu_after_wake == 1);
+  CHECK(s.a_done == Approx(12 * kMs).margin(0.1 * kMs));
+}
