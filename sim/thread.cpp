@@ -20,6 +20,9 @@ Thread* g_running = nullptr;
 
 namespace {
 constexpr TimeNs kTinyNs = 1e-6;  // less than this of CPU work left is float rounding
+// Dates closer than this are one date computed two ways (a horizon and a local date): their order
+// is SimGrid's, as for simultaneous events.
+constexpr TimeNs kSameDateNs = 1e-3;
 }  // namespace
 
 Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts)
@@ -142,15 +145,16 @@ bool Thread::may_run_ahead() const {
 }
 
 bool Thread::may_wait_ahead() const {
-  // Nobody acts before the arrival (may_run_ahead, strictly: a release at that very date keeps
-  // the order it had), so nothing can preempt, interrupt or tick into the work meanwhile, and the
-  // holder releases no earlier; once queued, the thread spins unpreempted until the hand-off, as
-  // after executing the work. No tick may fall in the work either: a busy wait does not look at
+  // Nobody acts before the arrival (may_run_ahead, strictly: at that very date, even up to float
+  // rounding, a release keeps the order it had), so nothing can preempt, interrupt or tick into the work
+  // meanwhile, and the holder releases no earlier; once queued, the thread spins unpreempted until the
+  // hand-off, as after executing the work. No tick may fall in the work either: a busy wait does not look at
   // ticks, the work would have. Interrupt handlers are left out (their time is stolen, not spun).
   if (!scheduled_ || opts_.interrupt || engine_.has_interrupts() || pending_ <= 0) return false;
   if (!may_run_ahead()) return false;
   const TimeNs t = local_now_ns();
-  return t < engine_.lookahead_ns(id_) && t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
+  return t < engine_.lookahead_ns(id_) - kSameDateNs &&
+         t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
 }
 
 void Thread::flush() {
