@@ -145,11 +145,11 @@ bool Thread::may_run_ahead() const {
 }
 
 bool Thread::may_wait_ahead() const {
-  // Nobody acts before the arrival (may_run_ahead, strictly: at that very date, even up to float
-  // rounding, a release keeps the order it had), so nothing can preempt, interrupt or tick into the work
-  // meanwhile, and the holder releases no earlier; once queued, the thread spins unpreempted until the
-  // hand-off, as after executing the work. No tick may fall in the work either: a busy wait does not look at
-  // ticks, the work would have. Interrupt handlers are left out (their time is stolen, not spun).
+  // Nobody acts before the arrival (strictly, beyond float rounding: a release at that very date
+  // keeps its order), so nothing preempts or interrupts the work and the holder releases no
+  // earlier; once queued, the thread spins unpreempted until the hand-off, as after executing the
+  // work. No tick in the work either: a busy wait does not look at ticks, the work would have.
+  // Interrupt handlers are left out: their time is stolen from the CPU's thread, not spun.
   if (!scheduled_ || opts_.interrupt || engine_.has_interrupts() || pending_ <= 0) return false;
   if (!may_run_ahead()) return false;
   const TimeNs t = local_now_ns();
