@@ -298,6 +298,7 @@ Thread& Engine::spawn(const std::string& name, const std::string& comm, int cpu,
   const int id = static_cast<int>(threads_.size());
   threads_.emplace_back(new Thread(*this, id, name, comm, cpu, opts));
   Thread* t = threads_.back().get();
+  if (opts.interrupt) ++interrupt_threads_;
   // The new actor runs at this date; creating it lets others run (the creator too, at this date).
   if (horizons_.add(clock_ns()) != id) throw std::logic_error("horizons out of step with threads");
   if (g_running) horizons_.set(g_running->id(), clock_ns());

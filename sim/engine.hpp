@@ -162,6 +162,8 @@ class Engine {
   // tests that check the lookahead changes nothing).
   void set_lookahead(bool on) { lookahead_ = on; }
   bool lookahead() const { return lookahead_; }
+  // Some thread is an interrupt handler: it can stretch the CPU work of any thread on its CPU.
+  bool has_interrupts() const { return interrupt_threads_ > 0; }
   TimeNs lookahead_ns(int self_id) const { return std::min(horizons_.min_excluding(self_id), run_end_ns_); }
 
  private:
@@ -191,7 +193,8 @@ class Engine {
   Horizons horizons_;
   TimeNs run_end_ns_ = Horizons::kNever;
   bool lookahead_ = true;
-  bool running_ = false;  // run_until_ns has started: threads spawned from now on are new
+  int interrupt_threads_ = 0;  // spawned with ThreadOptions::interrupt
+  bool running_ = false;       // run_until_ns has started: threads spawned from now on are new
   ThreadCapacity capacity_;
   std::uint64_t live_threads_ = 0;  // spawned and not finished (their actors hold a stack)
   TimeNs step_date_ns_ = -1;

@@ -87,7 +87,10 @@ void Lock::reach(Thread& self, bool free_ahead) {
 void Lock::lock(Label site) {
   Thread& self = current();
   if (kind_ == Kind::Mutex) self.might_resched();  // mutex_lock's might_sleep()
-  reach(self, !owner_);
+  // Held by another thread, and nobody else can act before the caller arrives: a spinning waiter
+  // queues now for its arrival date and its pending work runs inside its wait.
+  const bool wait_ahead = kind_ == Kind::Spin && owner_ && owner_ != &self && self.may_wait_ahead();
+  if (!wait_ahead) reach(self, !owner_);
   if (owner_ == &self) {
     report_violation(violation::kRecursiveLock, site, 0,
                      "takes " + name_ + " again; it already holds it (taken at " + label_name(owner_site_) +
@@ -105,14 +108,14 @@ void Lock::lock(Label site) {
     fast_path_cost(self, moved_);
     return;
   }
-  const TimeNs t0 = e.clock_ns();
-  ++owner_stats_->contending;  // the holder's site makes this thread wait
+  const TimeNs t0 = self.local_now_ns();  // the clock, unless waiting ahead
+  ++owner_stats_->contending;             // the holder's site makes this thread wait
   self.waiting_lock_ = this;
   self.waiting_site_ = site;
   // A wait that closes a cycle of lock waits can never end: stop the run here, with its cycle.
   if (closes_wait_cycle(self)) e.stop_on_deadlock();
   queue_.push_back(&self);
-  wait_for_handoff(self);
+  wait_for_handoff(self, wait_ahead);
   self.waiting_lock_ = nullptr;
   self.waiting_site_ = kNoLabel;
   if (owner_ != &self) throw std::logic_error("lock " + name_ + ": woken without hand-off");
@@ -213,8 +216,11 @@ void SpinLock::fast_path_cost(Thread& self, bool migrated) {
   self.charge(c.spin_lock_fast_cycles + (migrated ? c.spin_lock_migrate_cycles : 0), sym::spin_fast());
 }
 
-void SpinLock::wait_for_handoff(Thread& self) {
-  self.await_grant(true, sym::spin_slowpath());
+void SpinLock::wait_for_handoff(Thread& self, bool ahead) {
+  if (ahead)
+    self.await_grant_ahead(sym::spin_slowpath());
+  else
+    self.await_grant(true, sym::spin_slowpath());
   // The lock's cache line moves from the previous owner's CPU to ours.
   self.charge(Engine::get().costs().spin_handoff_cycles, sym::spin_slowpath());
 }
@@ -228,7 +234,7 @@ void Mutex::fast_path_cost(Thread& self, bool) {
   self.charge(Engine::get().costs().mutex_fast_cycles, sym::mutex_lock());
 }
 
-void Mutex::wait_for_handoff(Thread& self) {
+void Mutex::wait_for_handoff(Thread& self, bool) {
   self.await_grant(false, 0);
   switch_in_after_sleep();
 }

@@ -62,8 +62,10 @@ class Lock {
 
  protected:
   virtual void fast_path_cost(Thread& self, bool migrated) = 0;  // uncontended acquire + release
-  virtual void wait_for_handoff(Thread& self) = 0;               // block until owner_ == &self
-  virtual void hand_over(Thread& next) = 0;                      // give the lock to `next` (already owner_)
+  // Block until owner_ == &self. `ahead`: self's pending work is not executed yet and runs as
+  // the start of the wait (SpinLock only, Thread::may_wait_ahead).
+  virtual void wait_for_handoff(Thread& self, bool ahead) = 0;
+  virtual void hand_over(Thread& next) = 0;  // give the lock to `next` (already owner_)
 
  private:
   void acquired(Thread& self, Label site, TimeNs waited, bool contended, TimeNs at);
@@ -100,7 +102,7 @@ class SpinLock final : public Lock {
 
  protected:
   void fast_path_cost(Thread& self, bool migrated) override;
-  void wait_for_handoff(Thread& self) override;
+  void wait_for_handoff(Thread& self, bool ahead) override;
   void hand_over(Thread& next) override;
 };
 
@@ -112,7 +114,7 @@ class Mutex final : public Lock {
 
  protected:
   void fast_path_cost(Thread& self, bool migrated) override;
-  void wait_for_handoff(Thread& self) override;
+  void wait_for_handoff(Thread& self, bool ahead) override;
   void hand_over(Thread& next) override;
 };
 

@@ -20,6 +20,9 @@ Thread* g_running = nullptr;
 
 namespace {
 constexpr TimeNs kTinyNs = 1e-6;  // less than this of CPU work left is float rounding
+// Dates closer than this are one date computed two ways (a horizon and a local date): their order
+// is SimGrid's, as for simultaneous events.
+constexpr TimeNs kSameDateNs = 1e-3;
 }  // namespace
 
 Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts)
@@ -139,6 +142,19 @@ bool Thread::may_run_ahead() const {
       t >= engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6)
     return false;
   return t <= engine_.lookahead_ns(id_);
+}
+
+bool Thread::may_wait_ahead() const {
+  // Nobody acts before the arrival (strictly, beyond float rounding: a release at that very date
+  // keeps its order), so nothing preempts or interrupts the work and the holder releases no
+  // earlier; once queued, the thread spins unpreempted until the hand-off, as after executing the
+  // work. No tick in the work either: a busy wait does not look at ticks, the work would have.
+  // Interrupt handlers are left out: their time is stolen from the CPU's thread, not spun.
+  if (!scheduled_ || opts_.interrupt || engine_.has_interrupts() || pending_ <= 0) return false;
+  if (!may_run_ahead()) return false;
+  const TimeNs t = local_now_ns();
+  return t < engine_.lookahead_ns(id_) - kSameDateNs &&
+         t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
 }
 
 void Thread::flush() {
@@ -527,7 +543,26 @@ Cycles Thread::await_grant(bool spin, Label symbol) {
     wait_off_cpu(std::numeric_limits<double>::infinity(), "mutex wait (sleeping)");
     return 0;
   }
-  // A spinning waiter keeps its CPU (preemption is off) and burns it until the hand-off.
+  return spin_for_grant(t0, symbol);
+}
+
+Cycles Thread::await_grant_ahead(Label symbol) {
+  // The pending work ends at the arrival; from there the thread spins until the hand-off. Its
+  // cycles were counted when charged: they leave the pending work, the wait covers their time.
+  const TimeNs now = engine_.clock_ns();
+  const TimeNs t_arrive = local_now_ns();
+  engine_.step(*this, t_arrive);
+  trace_compute(now, t_arrive);
+  pending_ = 0;
+  engine_.count_event(Engine::EventKind::LockWait);
+  state_ = State::Spinning;
+  impl_->waiting = Impl::Wait::Grant;
+  impl_->released = false;
+  return spin_for_grant(t_arrive, symbol);
+}
+
+// A spinning waiter keeps its CPU (preemption is off) and burns it from t0 until the hand-off.
+Cycles Thread::spin_for_grant(TimeNs t0, Label symbol) {
   RunningGuard guard;
   // An interrupt handler that waits for its own CPU's thread held interrupts off with it
   // (spin_lock_irqsave): it had not started, and the wait is no CPU time.

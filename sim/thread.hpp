@@ -79,6 +79,9 @@ class Thread {
   // wait; they leave a permit for the next park, as a wake-up of a running task does. With `spin`
   // the thread burns its CPU while waiting, accounted to `symbol`. Returns the cycles spun.
   Cycles await_grant(bool spin, Label symbol);
+  // A spinning await_grant whose pending work, not executed yet, is the start of the wait: for a
+  // waiter that queued at its local date (Lock::lock, when may_wait_ahead allows it).
+  Cycles await_grant_ahead(Label symbol);
 
   // Kernel mode (a system call of a user thread; kernel threads are always in it). Under
   // PreemptModel None/Voluntary a preemption asked meanwhile waits for exit_kernel(),
@@ -176,6 +179,10 @@ class Thread {
   // Its pending work ends before any other thread could act, and runs unpreempted: an uncontended
   // lock may be taken or released at its local date without executing that work first.
   bool may_run_ahead() const;
+  // Queued for a held spinlock at its local date: it may run its pending work as the start of its
+  // busy wait, in one SimGrid wait, rather than execute it first (see Lock::lock).
+  bool may_wait_ahead() const;
+  Cycles spin_for_grant(TimeNs t0, Label symbol);
   // After a busy wait: out until the handlers on its CPU return; the time they took in the wait.
   TimeNs end_busy_wait_interrupts();
   // Start a park-like wait: flush, then either consume a pending wake-up (true: no wait) or count
@@ -220,7 +227,7 @@ class Thread {
   TimeNs stolen_ns_ = 0;         // interrupt handlers ran on our CPU meanwhile: our work ends that much later
   TimeNs busy_wait_irq_ns_ = 0;  // in a busy wait: the handlers that interrupted it took this long,
   TimeNs irq_until_ns_ = 0;      // and return then
-  TimeNs last_tick_ns_ = 0;  // the last tick the scheduler looked at while it ran
+  TimeNs last_tick_ns_ = 0;      // the last tick the scheduler looked at while it ran
 };
 
 // The thread running now (the caller). Throws std::logic_error outside a simulated thread.

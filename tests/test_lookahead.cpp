@@ -140,6 +140,134 @@ TEST_CASE("lookahead: with nobody else before the holder's local date, the lock 
   CHECK(on.events < off.events);
 }
 
+namespace {
+
+// A spinning waiter's pending work run inside its wait (Thread::may_wait_ahead). H holds L from 0
+// to `hold`; W, from 10 ns, does 500 ns of work and comes to L at 510; C (if c_start >= 0) comes
+// to L at c_start. Each holds it 100 (W) or 50 (C) ns.
+struct QueueOutcome {
+  TimeNs h_released = -1, w_locked = -1, w_done = -1, c_locked = -1;
+  LockSiteStats stats;
+  std::uint64_t events = 0;
+};
+
+QueueOutcome simulate_queue(bool lookahead, TimeNs hold, TimeNs c_start) {
+  MachineSpec m = two_cpus();
+  m.cores = 3;
+  Engine e(m, PrimitiveCosts{});
+  e.set_lookahead(lookahead);
+  SpinLock l("L");
+  QueueOutcome o;
+  e.spawn("h", "app", 0, [&] {
+    Thread& self = current();
+    l.lock(intern("h"));
+    self.charge(hold, intern("critical"));
+    l.unlock();
+    o.h_released = now_ns();
+  });
+  e.spawn("w", "app", 1, [&] {
+    Thread& self = current();
+    self.sleep_ns(10);
+    self.charge(500, intern("work"));
+    l.lock(intern("w"));
+    o.w_locked = self.local_now_ns();
+    self.charge(100, intern("critical"));
+    l.unlock();
+    o.w_done = now_ns();
+  });
+  if (c_start >= 0)
+    e.spawn("c", "app", 2, [&] {
+      Thread& self = current();
+      self.sleep_ns(c_start);
+      l.lock(intern("c"));
+      o.c_locked = self.local_now_ns();
+      self.charge(50, intern("critical"));
+      l.unlock();
+    });
+  e.run_until_ns(1e6);
+  o.stats = l.window_total();
+  o.events = e.events();
+  return o;
+}
+
+QueueOutcome run_queue(bool lookahead, TimeNs hold, TimeNs c_start) {
+  static_assert(std::is_trivially_copyable_v<QueueOutcome>);
+  int fd[2];
+  if (pipe(fd) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const QueueOutcome o = simulate_queue(lookahead, hold, c_start);
+    const bool ok = write(fd[1], &o, sizeof o) == static_cast<ssize_t>(sizeof o);
+    _exit(ok ? 0 : 1);
+  }
+  close(fd[1]);
+  QueueOutcome o;
+  const ssize_t n = read(fd[0], &o, sizeof o);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(n == static_cast<ssize_t>(sizeof o));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return o;
+}
+
+void check_same_queue(const QueueOutcome& on, const QueueOutcome& off) {
+  CHECK(on.h_released == Approx(off.h_released));
+  CHECK(on.w_locked == Approx(off.w_locked));
+  CHECK(on.w_done == Approx(off.w_done));
+  CHECK(on.c_locked == Approx(off.c_locked));
+  CHECK(on.stats.acquisitions == off.stats.acquisitions);
+  CHECK(on.stats.contended == off.stats.contended);
+  CHECK(on.stats.contending == off.stats.contending);
+  CHECK(on.stats.hold_ns_total == Approx(off.stats.hold_ns_total));
+  CHECK(on.stats.wait_ns_total == Approx(off.stats.wait_ns_total));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "lookahead: a spinning waiter that nobody precedes queues at its arrival without executing its work "
+    "first") {
+  // W comes at 510 to L, held until 2000: it spins from 510 and takes L at 2000 (waited 1490),
+  // its 500 ns of work run inside the wait: one compute event fewer.
+  const QueueOutcome on = run_queue(true, 2000, -1), off = run_queue(false, 2000, -1);
+  check_same_queue(on, off);
+  CHECK(off.w_locked == Approx(2000));
+  CHECK(off.stats.contended == 1);
+  CHECK(off.stats.wait_ns_total == Approx(1490));
+  CHECK(on.events < off.events);
+}
+
+TEST_CASE(
+    "lookahead: a thread that queues before a waiter's local date is ahead of it in the queue, as without "
+    "it") {
+  // C comes at 300, before W's arrival at 510 (W's work still pending then): C is first in line
+  // (2000 to 2050), W second (2050). A waiter queued at its local date regardless would get 2000.
+  const QueueOutcome on = run_queue(true, 2000, 300), off = run_queue(false, 2000, 300);
+  check_same_queue(on, off);
+  CHECK(off.c_locked == Approx(2000));
+  CHECK(off.w_locked == Approx(2050));
+}
+
+TEST_CASE("lookahead: a thread that queues after a waiter's local date is behind it, as without it") {
+  const QueueOutcome on = run_queue(true, 2000, 700), off = run_queue(false, 2000, 700);
+  check_same_queue(on, off);
+  CHECK(off.w_locked == Approx(2000));
+  CHECK(off.c_locked == Approx(2100));
+}
+
+TEST_CASE(
+    "lookahead: a holder that releases before a waiter's local date leaves the lock free for it, as without "
+    "it") {
+  // H releases at 400: W finds L free at 510, uncontended.
+  const QueueOutcome on = run_queue(true, 400, -1), off = run_queue(false, 400, -1);
+  check_same_queue(on, off);
+  CHECK(off.w_locked == Approx(510));
+  CHECK(off.stats.contended == 0);
+}
+
 TEST_CASE("lookahead: the horizon heap's minimum, with and without one member, matches a scan") {
   Horizons h;
   std::vector<TimeNs> keys;
