@@ -307,9 +307,7 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
       return;
     }
     account_curr(q, now);
-    policy_->finish_delayed(q, t);
-    q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
-    t.sched().delayed = false;
+    leave_delayed(q, t);
   }
   // The wake takes effect at the waker's local date, which may be the date its waker left its
   // CPU for a sleep; the two may be processed in either order. In the kernel try_to_wake_up ran
@@ -334,13 +332,7 @@ void CpuScheduler::requeue_delayed(Thread& t, TimeNs now) {
   if (!q.curr) throw std::logic_error("scheduler: " + t.name() + " delayed on an idle CPU");
   se.queued = true;
   q.queued.push_back(&t);
-  Thread& curr = *q.curr;
-  if (policy_->wakeup_preempt(q, curr, t)) {
-    ++preemptions_;
-    curr.request_resched();
-  } else {
-    curr.rq_changed();
-  }
+  check_preempt(q, t);
 }
 
 Thread* CpuScheduler::pick_next(Rq& q) {
@@ -348,9 +340,7 @@ Thread* CpuScheduler::pick_next(Rq& q) {
     Thread* next = policy_->pick(q, nullptr);
     if (!next) return nullptr;
     if (next->sched().delayed) {  // dequeue_entities(DEQUEUE_DELAYED), then pick again
-      policy_->finish_delayed(q, *next);
-      q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), next));
-      next->sched().delayed = false;
+      leave_delayed(q, *next);
       continue;
     }
     q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
@@ -359,12 +349,24 @@ Thread* CpuScheduler::pick_next(Rq& q) {
   }
 }
 
+void CpuScheduler::leave_delayed(Rq& q, Thread& t) {
+  policy_->finish_delayed(q, t);
+  q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
+  t.sched().delayed = false;
+}
+
 void CpuScheduler::drop_delayed(Rq& q) {
-  while (!q.delayed.empty()) {
-    Thread* t = q.delayed.back();
-    policy_->finish_delayed(q, *t);
-    q.delayed.pop_back();
-    t->sched().delayed = false;
+  while (!q.delayed.empty()) leave_delayed(q, *q.delayed.back());
+}
+
+// wakeup_preempt: `t` just joined the queue of a CPU that runs `curr`.
+void CpuScheduler::check_preempt(Rq& q, Thread& t) {
+  Thread& curr = *q.curr;
+  if (policy_->wakeup_preempt(q, curr, t)) {
+    ++preemptions_;
+    curr.request_resched();
+  } else {
+    curr.rq_changed();  // it now checks for preemption at ticks
   }
 }
 
@@ -401,13 +403,7 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   }
   se.queued = true;
   q.queued.push_back(&t);
-  Thread& curr = *q.curr;
-  if (policy_->wakeup_preempt(q, curr, t)) {
-    ++preemptions_;
-    curr.request_resched();
-  } else {
-    curr.rq_changed();  // it now checks for preemption at ticks
-  }
+  check_preempt(q, t);
 }
 
 void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
@@ -435,9 +431,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   account_curr(q, now);
   Thread* next = policy_->pick(q, &t);
   while (next && next->sched().delayed) {  // pick_next_entity drops a delayed pick, picks again
-    policy_->finish_delayed(q, *next);
-    q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), next));
-    next->sched().delayed = false;
+    leave_delayed(q, *next);
     next = policy_->pick(q, &t);
   }
   if (next == &t || !next) {  // nobody else should run: keep going

@@ -120,6 +120,8 @@ class CpuScheduler {
   Thread* pull_for(int cpu);
   Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave
   void drop_delayed(FairPolicy::Rq& q);  // the CPU goes idle: its delayed threads leave
+  void leave_delayed(FairPolicy::Rq& q, Thread& t);
+  void check_preempt(FairPolicy::Rq& q, Thread& t);
   void requeue_delayed(Thread& t, TimeNs now);
 
   SchedSpec spec_;

@@ -71,20 +71,21 @@ Outcome simulate(bool lookahead, TimeNs b_start) {
   return o;
 }
 
-// One simulation per process: each runs in a child, which sends its outcome back.
-Outcome run(bool lookahead, TimeNs b_start) {
-  static_assert(std::is_trivially_copyable_v<Outcome>);
+// One simulation per process: `simulate` runs in a child, which sends its outcome back.
+template <class T, class F>
+T in_child(F simulate) {
+  static_assert(std::is_trivially_copyable_v<T>);
   int fd[2];
   if (pipe(fd) != 0) throw std::runtime_error("pipe");
   const pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    const Outcome o = simulate(lookahead, b_start);
+    const T o = simulate();
     const bool ok = write(fd[1], &o, sizeof o) == static_cast<ssize_t>(sizeof o);
     _exit(ok ? 0 : 1);
   }
   close(fd[1]);
-  Outcome o;
+  T o;
   const ssize_t n = read(fd[0], &o, sizeof o);
   close(fd[0]);
   int status = 0;
@@ -93,6 +94,10 @@ Outcome run(bool lookahead, TimeNs b_start) {
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   return o;
+}
+
+Outcome run(bool lookahead, TimeNs b_start) {
+  return in_child<Outcome>([&] { return simulate(lookahead, b_start); });
 }
 
 void check_same(const Outcome& on, const Outcome& off) {
@@ -191,26 +196,7 @@ QueueOutcome simulate_queue(bool lookahead, TimeNs hold, TimeNs c_start) {
 }
 
 QueueOutcome run_queue(bool lookahead, TimeNs hold, TimeNs c_start) {
-  static_assert(std::is_trivially_copyable_v<QueueOutcome>);
-  int fd[2];
-  if (pipe(fd) != 0) throw std::runtime_error("pipe");
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fd[0]);
-    const QueueOutcome o = simulate_queue(lookahead, hold, c_start);
-    const bool ok = write(fd[1], &o, sizeof o) == static_cast<ssize_t>(sizeof o);
-    _exit(ok ? 0 : 1);
-  }
-  close(fd[1]);
-  QueueOutcome o;
-  const ssize_t n = read(fd[0], &o, sizeof o);
-  close(fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(n == static_cast<ssize_t>(sizeof o));
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
-  return o;
+  return in_child<QueueOutcome>([&] { return simulate_queue(lookahead, hold, c_start); });
 }
 
 void check_same_queue(const QueueOutcome& on, const QueueOutcome& off) {
