@@ -20,7 +20,6 @@
 #include "host/host_run.hpp"
 
 namespace uringsim::host {
-namespace {
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
@@ -28,6 +27,8 @@ std::string read_text(const std::string& path) {
   ss << f.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 // The value of the first "key : value" line of /proc/cpuinfo text, or "".
 std::string cpuinfo_value(const std::string& cpuinfo, const std::string& key) {

@@ -26,6 +26,9 @@ struct MachineInfo {
 
 MachineInfo machine_info();
 
+// A small text file's contents (/proc, /sys), "" if it cannot be read.
+std::string read_text(const std::string& path);
+
 // "major.minor" at the start of a kernel release string; {0, 0} if it does not start so.
 std::pair<int, int> parse_kernel_version(const std::string& release);
 

@@ -1,23 +1,15 @@
 #include "host/preempt_model.hpp"
 
+#include "host/machine_info.hpp"
+
 #include <sys/utsname.h>
 #include <zlib.h>
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 namespace uringsim::host {
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return "";
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::string read_gzip(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");
@@ -65,20 +57,20 @@ std::string parse_config_preempt(const std::string& config, bool* dynamic) {
 }
 
 PreemptModel read_preempt_model() {
-  if (auto m = parse_debugfs_preempt(read_file("/sys/kernel/debug/sched/preempt")); !m.empty())
+  if (auto m = parse_debugfs_preempt(read_text("/sys/kernel/debug/sched/preempt")); !m.empty())
     return {m, "/sys/kernel/debug/sched/preempt"};
   std::string config = read_gzip("/proc/config.gz");
   std::string config_path = "/proc/config.gz";
   if (config.empty()) {
     utsname u{};
     if (::uname(&u) == 0) config_path = std::string("/boot/config-") + u.release;
-    config = read_file(config_path);
+    config = read_text(config_path);
   }
   bool dynamic = false;
   const std::string built = parse_config_preempt(config, &dynamic);
   // preempt= only means something to a PREEMPT_DYNAMIC kernel (or one whose config we cannot see).
   if (dynamic || config.empty())
-    if (auto m = parse_cmdline_preempt(read_file("/proc/cmdline")); !m.empty())
+    if (auto m = parse_cmdline_preempt(read_text("/proc/cmdline")); !m.empty())
       return {m, "/proc/cmdline preempt=" + m};
   if (!built.empty())
     return {built, config_path + " (built-in default" + (dynamic ? ", no preempt= at boot)" : ")")};

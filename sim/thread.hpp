@@ -90,7 +90,6 @@ class Thread {
   void exit_kernel();    // back to user space: a preemption point
   void cond_resched();   // an explicit preemption point of kernel code (no-op when preemption is full)
   void might_resched();  // might_sleep(): a preemption point under PreemptModel::Voluntary
-  bool in_kernel() const { return kernel_depth_ > 0; }
   // need_resched() in kernel code: a preemption waits for this thread's next preemption point.
   bool resched_deferred() const;
 
