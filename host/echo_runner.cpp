@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/input_error.hpp"
 #include "host/duration_sampler.hpp"
@@ -665,8 +666,7 @@ class Client {
       throw_errno(fmt::format("client-{}: recv", index_), errno);
     }
     const double t = since_ns(t0_);
-    if (c.in != c.out)
-      throw std::runtime_error(fmt::format("client-{}: the echo differs from the message sent", index_));
+    if (c.in != c.out) throw echo_mismatch(i);
     local_.completed.emplace_back(t, t - c.t_sent);
     c.received = 0;
     const double think = think_.sample_ns(rng_);
@@ -674,6 +674,25 @@ class Client {
       send_message(i);
     else
       timers_.push({t + think, i});
+  }
+
+  // Says where the echo went wrong, so that a rare fault can be told apart from the next one: the
+  // first byte that differs, and whether the received bytes are an earlier message's (a stale or
+  // doubled echo) or no message's at all.
+  std::runtime_error echo_mismatch(std::uint32_t i) const {
+    const Conn& c = conns_[i];
+    std::uint32_t at = 0;
+    while (at < p_.msg_bytes && c.in[at] == c.out[at]) ++at;
+    const auto seq_in = static_cast<std::uint8_t>(c.in[0]);  // message k's byte b is k + b
+    bool one_message = true;
+    for (std::uint32_t b = 0; b < p_.msg_bytes; ++b)
+      one_message = one_message && c.in[b] == static_cast<unsigned char>(seq_in + b);
+    return std::runtime_error(fmt::format(
+        "client-{}: connection {}: the echo differs from the message sent, from byte {} of {}: message "
+        "{} was sent ({:02x}), the bytes received are {} ({:02x})",
+        index_, i, at, p_.msg_bytes, c.seq, fmt::join(c.out, " "),
+        one_message ? fmt::format("message {}", seq_in) : std::string("no single message's"),
+        fmt::join(c.in, " ")));
   }
 
   void loop() {
