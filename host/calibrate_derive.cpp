@@ -283,6 +283,18 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
               "(try_to_wake_up, including the IPI to that CPU)",
               w_idle, fw0, w_idle - fw0, at_ghz, wake),
           scaled(m.wake_call_idle, G));
+    if (!m.wake_call_remote.empty()) {
+      const double w_remote = median(m.wake_call_remote);
+      e.put("wake_remote_cycles", e.cyc(w_remote - fw0),
+            fmt::format(
+                "the waker's FUTEX_WAKE call when the thread it wakes sleeps on another CPU that is busy "
+                "with a spinning thread, and is SCHED_IDLE, so it preempts nothing and no IPI is sent: "
+                "{:.0f} ns, less FUTEX_WAKE with nobody waiting ({:.0f} ns) = {:.0f} ns {} = {:.0f} cycles",
+                w_remote, fw0, w_remote - fw0, at_ghz, e.cyc(w_remote - fw0)),
+            scaled(minus(m.wake_call_remote, m.futex_wake_none), G));
+    } else {
+      e.keep("wake_remote_cycles", "the wake to a busy CPU without preemption was not measured");
+    }
     const double idle = median(m.wake_idle);
     // The wake-up's delay by how long the target CPU was idle: the shortest idle is a CPU that
     // still polls (no halt to leave), the longest one that halted.
@@ -315,6 +327,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     if (!m.wake_busy.empty()) c.machine.wake_busy_ns = median(m.wake_busy);
   } else {
     e.keep("wake_cycles", why_not(m.cross_cpu_unavailable));
+    e.keep("wake_remote_cycles", why_not(m.cross_cpu_unavailable));
     e.keep("wakeup_latency_ns", why_not(m.cross_cpu_unavailable));
   }
 

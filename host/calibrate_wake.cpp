@@ -1,5 +1,7 @@
 // Futex wake-ups: a thread asleep on another CPU, idle or busy with a spinning thread, and a
 // ping-pong between two threads on one CPU.
+#include <sched.h>
+
 #include <fmt/format.h>
 
 #include "host/calibrate_bench.hpp"
@@ -19,13 +21,22 @@ struct Sample {
   std::vector<double> call, one_way;
 };
 
-// The waker (this thread, on cpu_a) wakes a thread asleep on cpu_b `iters` times; with `busy`, a
-// third thread spins on cpu_b all along, so the woken one must preempt it.
-Sample wake_other_cpu(const Bench& b, int iters, bool busy, double settle_ns = kIdleSettleNs) {
+// What runs on cpu_b when the waker wakes the sleeper there.
+enum class Target {
+  Idle,      // nothing
+  Busy,      // a spinning thread, which the woken one preempts (a reschedule IPI)
+  NoPreempt  // a spinning thread, and the sleeper is SCHED_IDLE, so it preempts nothing: no IPI. The
+             // spinner then steps aside (sleeps) until the woken thread has run.
+};
+
+// The waker (this thread, on cpu_a) wakes a thread asleep on cpu_b `iters` times.
+Sample wake_other_cpu(const Bench& b, int iters, Target target, double settle_ns = kIdleSettleNs) {
+  const bool busy = target != Target::Idle;
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::int32_t> word{0};
     alignas(64) std::atomic<std::int32_t> ready{0};  // the iteration the sleeper is about to sleep for
     alignas(64) std::atomic<std::int32_t> woken{0};  // the iteration it woke for
+    alignas(64) std::atomic<std::int32_t> aside{0};  // NoPreempt: the spinner sleeps while it is 1
     std::atomic<double> woke_at{0};
     std::atomic<bool> quit{false};
   } s;
@@ -42,6 +53,7 @@ Sample wake_other_cpu(const Bench& b, int iters, bool busy, double settle_ns = k
         return;
       }
       while (!s.quit.load(std::memory_order_relaxed) && !b.stopping()) {
+        if (s.aside.load(std::memory_order_relaxed) != 0) futex_wait(s.aside, 1, 50e6);
       }
     });
     Joined sleeper([&] {
@@ -50,6 +62,13 @@ Sample wake_other_cpu(const Bench& b, int iters, bool busy, double settle_ns = k
       } catch (const std::exception&) {
         pin_failed.store(true);
         return;
+      }
+      if (target == Target::NoPreempt) {
+        sched_param none{};
+        if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0) {
+          pin_failed.store(true);
+          return;
+        }
       }
       for (std::int32_t i = 1; i <= iters; ++i) {
         s.word.store(0);
@@ -75,8 +94,14 @@ Sample wake_other_cpu(const Bench& b, int iters, bool busy, double settle_ns = k
       s.word.store(1);
       const int n = futex_wake(s.word, 1);
       const double t1 = now_ns();
-      if (!spin_until(
-              b, [&] { return s.woken.load() == i; }, kTimeoutNs)) {
+      if (target == Target::NoPreempt) s.aside.store(1);  // the woken thread runs once it sleeps
+      const bool woke = spin_until(
+          b, [&] { return s.woken.load() == i; }, kTimeoutNs);
+      if (target == Target::NoPreempt) {
+        s.aside.store(0);
+        futex_wake(s.aside, 1);
+      }
+      if (!woke) {
         ok = false;
         break;
       }
@@ -87,6 +112,8 @@ Sample wake_other_cpu(const Bench& b, int iters, bool busy, double settle_ns = k
     }
     s.quit.store(true);
     futex_wake(s.word, 1);
+    s.aside.store(0);
+    futex_wake(s.aside, 1);
   }  // both threads joined
   if (!ok) b.fail(fmt::format("futex wake to CPU {}: the woken thread did not run within a second", b.cpu_b));
   return out;
@@ -153,7 +180,7 @@ void measure_wakeups(const Bench& b, Measurements& m) {
                       b.cpu_a, median(m.pingpong_same), median(m.wake_call_same)));
     if (b.cpu_b < 0) return;
     for (int r = 0; r < b.rounds(60) && !b.stopping(); ++r) {
-      Sample s = wake_other_cpu(b, 20, false);
+      Sample s = wake_other_cpu(b, 20, Target::Idle);
       m.wake_call_idle.insert(m.wake_call_idle.end(), s.call.begin(), s.call.end());
       m.wake_idle.insert(m.wake_idle.end(), s.one_way.begin(), s.one_way.end());
     }
@@ -161,16 +188,25 @@ void measure_wakeups(const Bench& b, Measurements& m) {
     b.say(fmt::format("  wake to idle CPU {}: {:.0f} ns one-way, FUTEX_WAKE call {:.0f} ns", b.cpu_b,
                       median(m.wake_idle), median(m.wake_call_idle)));
     for (int r = 0; r < b.rounds(40) && !b.stopping(); ++r) {
-      Sample s = wake_other_cpu(b, 10, true);
+      Sample s = wake_other_cpu(b, 10, Target::Busy);
       m.wake_busy.insert(m.wake_busy.end(), s.one_way.begin(), s.one_way.end());
     }
     if (m.wake_busy.empty()) b.fail("futex wake to a busy CPU: the sleeper never slept before its wake-up");
     b.say(fmt::format("  wake to busy CPU {}: {:.0f} ns one-way", b.cpu_b, median(m.wake_busy)));
+    for (int r = 0; r < b.rounds(40) && !b.stopping(); ++r) {
+      Sample s = wake_other_cpu(b, 10, Target::NoPreempt);
+      m.wake_call_remote.insert(m.wake_call_remote.end(), s.call.begin(), s.call.end());
+    }
+    if (m.wake_call_remote.empty())
+      b.fail("futex wake of a SCHED_IDLE thread on a busy CPU: the sleeper never slept before its wake-up");
+    b.say(
+        fmt::format("  wake to busy CPU {} that it does not preempt (SCHED_IDLE): FUTEX_WAKE call {:.0f} ns",
+                    b.cpu_b, median(m.wake_call_remote)));
     m.idle_ladder_ns = kIdleLadderNs;
     if (m.wake_by_idle.size() != kIdleLadderNs.size()) m.wake_by_idle.assign(kIdleLadderNs.size(), {});
     for (int r = 0; r < b.rounds(10) && !b.stopping(); ++r)
       for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k) {
-        const Sample s = wake_other_cpu(b, 15, false, kIdleLadderNs[k]);
+        const Sample s = wake_other_cpu(b, 15, Target::Idle, kIdleLadderNs[k]);
         if (!s.one_way.empty()) m.wake_by_idle[k].push_back(median(s.one_way));
       }
     std::string ladder;

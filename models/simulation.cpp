@@ -30,6 +30,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.mutex_fast_cycles = c.get("mutex_fast_cycles");
   p.wake_cycles = c.get("wake_cycles");
   p.wake_local_cycles = c.get("wake_local_cycles");
+  p.wake_remote_cycles = c.get("wake_remote_cycles");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
   p.context_switch_cycles = c.get("context_switch_cycles");
   p.migrate_cycles = c.get("migrate_cycles");
@@ -77,16 +78,17 @@ nlohmann::json cpu_section(const sim::Engine& e) {
 
 // Events per request completed in the window, as `uringsim host` reports them: context switches
 // of every thread but the local clients (the host counts the ring's threads and io-wq's), IPIs
-// that kick a task running task_work's way (the host counts the machine's reschedule and
-// function-call IPIs), and task_work runs.
+// (the ones that kick a task running task_work's way and wake-ups' IPIs to other CPUs, as the
+// host counts the machine's reschedule and function-call IPIs), and task_work runs.
 nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& results) {
-  std::uint64_t switches = 0, ipis = 0, runs = 0;
+  std::uint64_t switches = 0, tw_ipis = 0, wake_ipis = 0, runs = 0;
   auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
   for (const auto& t : e.threads()) {
     if (!t->accounted()) continue;
     const auto w = t->window_counts_by_symbol();
     if (t->comm() != "client") switches += at(w, sim::sym::schedule());
-    ipis += at(w, models::task_work_ipi_label());
+    tw_ipis += at(w, models::task_work_ipi_label());
+    wake_ipis += at(w, sim::sym::wake_ipi());
     runs += at(w, models::task_work_run_label());
   }
   const double n = results.at("window").at("completions").get<double>();
@@ -94,10 +96,16 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
     return n > 0 ? nlohmann::json(static_cast<double>(c) / n) : nlohmann::json(nullptr);
   };
   nlohmann::json out;
-  out["per_request"] = {
-      {"context_switches", per(switches)}, {"ipis", per(ipis)}, {"task_work_runs", per(runs)}};
-  out["per_request_totals"] = {
-      {"requests", n}, {"context_switches", switches}, {"ipis", ipis}, {"task_work_runs", runs}};
+  const std::uint64_t ipis = tw_ipis + wake_ipis;
+  out["per_request"] = {{"context_switches", per(switches)},
+                        {"ipis", per(ipis)},
+                        {"task_work_ipis", per(tw_ipis)},
+                        {"task_work_runs", per(runs)}};
+  out["per_request_totals"] = {{"requests", n},
+                               {"context_switches", switches},
+                               {"ipis", ipis},
+                               {"task_work_ipis", tw_ipis},
+                               {"task_work_runs", runs}};
   return out;
 }
 

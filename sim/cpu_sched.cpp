@@ -263,6 +263,31 @@ bool CpuScheduler::idle(int cpu) const {
   return !q.curr && q.queued.empty();
 }
 
+bool CpuScheduler::wake_needs_ipi(Thread& t, int cpu, TimeNs now) {
+  Rq& q = rq(cpu);
+  // An idle CPU in the guest's halt (haltpoll with guest_halt_poll_ns = 0, as here) does not
+  // poll TIF_NEED_RESCHED: waking it takes an IPI. (halt_poll_ns is the host's polling of the
+  // halted vCPU, which shortens the wake-up's latency, not the waker's work.)
+  if (!q.curr) return true;
+  // Busy: the IPI is resched_curr's, sent only if `t` would preempt. Tried on a copy of the
+  // state: `t` placed and queued as enqueue() would, then everything put back.
+  account_curr(q, now);
+  auto& se = t.sched();
+  const SchedEntity saved = se;
+  const double min_v = q.min_vruntime, avg_v = q.avg_vruntime;
+  const bool in_place = se.delayed && std::find(q.delayed.begin(), q.delayed.end(), &t) != q.delayed.end();
+  if (!in_place) {
+    policy_->place(q, t, false);
+    q.queued.push_back(&t);
+  }
+  const bool preempts = policy_->wakeup_preempt(q, *q.curr, t);
+  if (!in_place) q.queued.pop_back();
+  se = saved;
+  q.min_vruntime = min_v;
+  q.avg_vruntime = avg_v;
+  return preempts;
+}
+
 void CpuScheduler::account_curr(Rq& q, TimeNs now) {
   Thread* c = q.curr;
   if (!c) return;

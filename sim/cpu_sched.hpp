@@ -101,6 +101,10 @@ class CpuScheduler {
   bool idle(int cpu) const;
   // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.
   int wake_target(Thread& t, int waker_cpu) const { return select_cpu(t, waker_cpu); }
+  // Whether waking `t` onto another CPU now sends that CPU an IPI (ttwu_queue_wakelist,
+  // resched_curr): yes if it is idle, or busy and `t` would preempt its current thread; a busy
+  // CPU that keeps its thread needs none.
+  bool wake_needs_ipi(Thread& t, int cpu, TimeNs now);
 
   std::string dump() const;  // every CPU's current thread and queue, for debugging
   // Counters for run_info and tests.

@@ -50,6 +50,10 @@ Label wake() {
   static const Label l = intern("try_to_wake_up");
   return l;
 }
+Label wake_ipi() {
+  static const Label l = intern("smp_send_reschedule");
+  return l;
+}
 Label schedule() {
   static const Label l = intern("__schedule");
   return l;

@@ -20,6 +20,7 @@ Label spin_fast();      // _raw_spin_lock
 Label spin_slowpath();  // native_queued_spin_lock_slowpath
 Label mutex_lock();     // mutex_lock
 Label wake();           // try_to_wake_up
+Label wake_ipi();       // smp_send_reschedule: a wake-up's IPI to another CPU
 Label schedule();       // __schedule
 Label migrate();        // cache misses of a thread's first run on another CPU
 }  // namespace sym

@@ -240,7 +240,7 @@ void Mutex::wait_for_handoff(Thread& self, bool) {
 }
 
 void Mutex::hand_over(Thread& next) {
-  current().charge(wake_cost(current(), next), sym::wake());
+  charge_wake(next);
   next.grant();
 }
 

@@ -4,18 +4,33 @@
 
 namespace uringsim::sim {
 
-Cycles wake_cost(const Thread& waker, Thread& target) {
-  const Engine& e = Engine::get();
-  // A thread woken onto the waker's own CPU needs no IPI.
-  if (waker.scheduled() && target.scheduled() &&
-      e.scheduler().wake_target(target, waker.cpu()) == waker.cpu())
-    return e.costs().wake_local_cycles;
-  return e.costs().wake_cycles;
+void charge_wake(Thread& target) {
+  Thread& self = current();
+  Engine& e = Engine::get();
+  const auto& c = e.costs();
+  if (!self.scheduled() || !target.scheduled()) {  // no scheduler decides: the costlier form
+    self.charge(c.wake_cycles, sym::wake());
+    return;
+  }
+  auto& s = e.scheduler();
+  const int cpu = s.wake_target(target, self.cpu());
+  if (cpu == self.cpu()) {  // a thread woken onto the waker's own CPU needs no IPI
+    self.charge(c.wake_local_cycles, sym::wake());
+    return;
+  }
+  // Judged at the engine's date: the waker's pending work runs first, promised unpreempted, so
+  // the target CPU's state is the one the wake meets unless another thread acts in between.
+  if (!s.wake_needs_ipi(target, cpu, e.clock_ns())) {
+    self.charge(c.wake_remote_cycles, sym::wake());
+    return;
+  }
+  self.charge(c.wake_cycles, sym::wake());
+  self.count(sym::wake_ipi());
 }
 
 void wake_up_process(Thread& target) {
   Thread& self = current();
-  self.charge(wake_cost(self, target), sym::wake());
+  charge_wake(target);
   // A running waker's pending work has a known end if nothing preempts it: the wake takes effect
   // then, without simulating that work now; the work is promised to run unpreempted.
   if (self.scheduled()) {

@@ -5,8 +5,10 @@
 
 namespace uringsim::sim {
 
-// The waker's try_to_wake_up cost: wake_local_cycles if `target` would run on its CPU, else wake_cycles.
-Cycles wake_cost(const Thread& waker, Thread& target);
+// Charges the waker (the current thread) its try_to_wake_up: wake_local_cycles if `target` would
+// run on its CPU; wake_cycles if it goes to another CPU with an IPI (counted as one); else
+// wake_remote_cycles.
+void charge_wake(Thread& target);
 void wake_up_process(Thread& target);           // from the current thread
 void sleep_until_woken(Label path = kNoLabel);  // current thread sleeps until wake_up_process()
 void switch_in_after_sleep();                   // the woken side's latency and switch-in cost

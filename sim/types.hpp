@@ -16,6 +16,9 @@ struct PrimitiveCosts {
   Cycles mutex_fast_cycles = 0;
   Cycles wake_cycles = 0;
   Cycles wake_local_cycles = 0;  // the same when the woken thread runs on the waker's CPU: no IPI
+  // To another CPU's queue without an IPI: that CPU is busy and the woken thread does not preempt
+  // it. wake_cycles is the wake with the IPI.
+  Cycles wake_remote_cycles = 0;
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
   Cycles migrate_cycles = 0;

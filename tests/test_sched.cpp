@@ -267,3 +267,52 @@ TEST_CASE(
   e.run_until_ns(1e9);
   CHECK(waker_cycles == Approx(300 + 1000));
 }
+
+TEST_CASE(
+    "sched: a wake-up to another CPU sends an IPI only if that CPU is idle or the woken thread preempts") {
+  // 1 GHz: cycles are ns. The waker's try_to_wake_up costs 100 onto its own CPU, 400 onto a busy
+  // CPU that keeps its thread, 1000 with the IPI.
+  PrimitiveCosts c;
+  c.wake_local_cycles = 100;
+  c.wake_remote_cycles = 400;
+  c.wake_cycles = 1000;
+  Engine e(machine(2, SchedPolicy::Eevdf), c);
+  ThreadOptions light, heavy;
+  light.weight = 15.0 / 1024;     // nice 19: its deadline is far off, it preempts nobody
+  heavy.weight = 88761.0 / 1024;  // nice -20: the earliest deadline at once
+  Thread& idle_target = e.spawn("idle-target", "app", 1, [&] { current().park(); });
+  Thread& meek = e.spawn(
+      "meek", "app", 1, [&] { current().park(); }, light);
+  Thread& pushy = e.spawn(
+      "pushy", "app", 1, [&] { current().park(); }, heavy);
+  Thread& local = e.spawn("local", "app", 0, [&] { current().park(); });
+  std::vector<TimeNs> cost;
+  Thread& waker = e.spawn("waker", "app", 0, [&] {
+    auto timed_wake = [&](Thread& t) {
+      const TimeNs t0 = current().local_now_ns();
+      wake_up_process(t);
+      cost.push_back(current().local_now_ns() - t0);
+    };
+    current().sleep_ns(1 * kMs);
+    timed_wake(idle_target);  // CPU 1 idle: the IPI
+    // The hog below runs on CPU 1 from 1.5 ms; by 3.5 ms its first slice (1.5 ms) is over, so it
+    // is no longer protected (RUN_TO_PARITY) and a thread with an earlier deadline preempts it.
+    current().sleep_ns(2.5 * kMs);
+    timed_wake(meek);   // CPU 1 busy, no preemption: no IPI
+    timed_wake(pushy);  // CPU 1 busy, preempted: resched_curr's IPI
+    current().sleep_ns(1 * kMs);
+    timed_wake(local);  // pinned to the waker's CPU, which it runs on when the waker sleeps
+  });
+  e.spawn("hog", "app", 1, [&] {
+    current().sleep_ns(1.5 * kMs);
+    current().compute(20 * kMs, intern("work"));
+  });
+  e.run_until_ns(1e9);
+  REQUIRE(cost.size() == 4);
+  CHECK(cost[0] == Approx(1000));
+  CHECK(cost[1] == Approx(400));
+  CHECK(cost[2] == Approx(1000));
+  CHECK(cost[3] == Approx(100));
+  // Counted as the host counts IPIs: one per wake-up that sent one (no window: the whole run).
+  CHECK(waker.window_counts_by_symbol().at(sym::wake_ipi()) == 2);
+}
