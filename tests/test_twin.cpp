@@ -143,4 +143,19 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   CHECK(rep.exit_code == 0);
   const std::string html = slurp(d / "out" / "report.html");
   CHECK(html.find("host (error bars: 95 % CI) and simulation") != std::string::npos);
+
+  // A calibration made on another CPU model: said, and kept in twin.json (the host half resumes).
+  json cal = json::parse(slurp(fs::path(URINGSIM_SOURCE_DIR) / "scenarios/machines/cpp-2vcpu-6.18.json"));
+  cal["cpu_model"] = "a CPU this machine is not";
+  std::ofstream(d / "other-cpu.json") << cal.dump();
+  const auto other = run_cli("twin " + (d / "s.json").string() + " --grid workload.connections=10 --reps 1 " +
+                             "--wait-quiet 0 --calibration " + (d / "other-cpu.json").string() + " --out " +
+                             (d / "out").string());
+  INFO(other.output);
+  REQUIRE(other.exit_code == 0);
+  CHECK(other.output.find("twin: warning: the calibration") != std::string::npos);
+  const json cm = json::parse(slurp(d / "out" / "twin.json")).at("calibration_machine");
+  CHECK(cm["cpu_model"] == "a CPU this machine is not");
+  CHECK(cm["same_cpu_model"] == false);
+  CHECK(cm["host_cpu_models"].size() == 1);
 }

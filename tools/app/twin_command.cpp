@@ -3,6 +3,7 @@
 // joined per point: host mean and 95 % CI, simulated mean, error. Both halves are ordinary sweeps
 // in DIR/host and DIR/sim, so a twin resumes exactly as a sweep does.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "analysis/io.hpp"
 #include "analysis/stats.hpp"
+#include "config/calibration.hpp"
 #include "config/scenario.hpp"
 #include "tools/app/commands.hpp"
 #include "tools/app/json_input.hpp"
@@ -229,6 +231,29 @@ void add_twin_options(CLI::App& cmd, TwinOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "No progress output");
 }
 
+namespace {
+
+// Whether the calibration was made on a CPU like the one the host half ran on: a twin against a
+// calibration of another machine compares the model with the wrong truth (this VM type has been
+// an Intel Xeon and an AMD EPYC). Said on stderr and kept in twin.json; not an error, since a
+// cross-machine twin is a legitimate question.
+json calibration_machine(const std::string& path, const std::set<std::string>& host_cpus, bool quiet) {
+  if (path.empty()) return nullptr;
+  const config::Calibration c = config::load_calibration_file(path);
+  const bool same = host_cpus.size() == 1 && *host_cpus.begin() == c.cpu_model;
+  if (!same && !quiet)
+    std::cerr << fmt::format(
+        "twin: warning: the calibration {} was made on \"{}\", the host runs ran on \"{}\": the simulated "
+        "side models another machine; calibrate this one (uringsim calibrate)\n",
+        path, c.cpu_model, fmt::join(host_cpus, "\", \""));
+  return {{"cpu_model", c.cpu_model},
+          {"kernel_release", c.kernel_release},
+          {"host_cpu_models", json(std::vector<std::string>(host_cpus.begin(), host_cpus.end()))},
+          {"same_cpu_model", same}};
+}
+
+}  // namespace
+
 int cmd_twin(const TwinOptions& o) {
   // sweep needs a grid; a twin of the scenario as it is sweeps its own seed over that one value.
   std::vector<std::string> grids = o.grids;
@@ -281,12 +306,15 @@ int cmd_twin(const TwinOptions& o) {
     // What the host side could not honour, from its run_info files (the same for every point).
     std::set<std::string> ignored;
     json ignored_list = json::array();
+    std::set<std::string> host_cpus;  // the CPU models the host runs recorded
     for (const auto& row : host_sweep.at("points")) {
       const fs::path info = fs::path(host.out_dir) /
                             fs::path(row.at("results").get<std::string>()).parent_path() / "run_info.json";
       std::error_code ec;
       if (!fs::exists(info, ec)) continue;
       const json ri = read_json_file(info);
+      if (ri.contains("cpu_model") && ri["cpu_model"].is_string())
+        host_cpus.insert(ri["cpu_model"].get<std::string>());
       if (ri.contains("ignored_fields"))
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
@@ -300,6 +328,7 @@ int cmd_twin(const TwinOptions& o) {
         {"host_dir", "host"},
         {"sim_dir", "sim"},
         {"model_only_fields", ignored_list},
+        {"calibration_machine", calibration_machine(o.calibration, host_cpus, o.quiet)},
         {"rows", joined.at("rows")},
         {"summary", joined.at("summary")},
         {"orderings",
