@@ -517,3 +517,12 @@ TEST_CASE("sweep: runs killed by a signal are not run, not failed, and an ignore
   CHECK(r.output.find("0 failed)") != std::string::npos);
   CHECK(finished_points(killed) == 4);
 }
+
+TEST_CASE("sweep run order: as enumerated, or every point's rep 0 first, then rep 1, ...") {
+  using uringsim::app::sweep::run_order;
+  // Two points of three reps each, enumerated point by point (reps inner), as sweep does.
+  const std::vector<int> reps = {0, 1, 2, 0, 1, 2};
+  CHECK(run_order(reps, false) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5});
+  CHECK(run_order(reps, true) == std::vector<std::size_t>{0, 3, 1, 4, 2, 5});
+  CHECK(run_order({}, true).empty());
+}

@@ -84,6 +84,7 @@ struct SweepOptions {
   // kernel (`uringsim host`) with runner_args added to each child's flags.
   std::string runner = "run";
   std::vector<std::string> runner_args;
+  bool reps_outer = false;  // run every point's rep 0, then every rep 1, ... (sweep::run_order)
 };
 void add_sweep_options(CLI::App& cmd, SweepOptions& o);
 int cmd_sweep(const SweepOptions& o);

@@ -25,4 +25,10 @@ Grid parse_grid(const std::string& spec);
 // shortening) changed the text, a hash of the original is appended so distinct ids stay distinct.
 std::string safe_id(const std::string& raw);
 
+// The order to run points in, given each point's rep: as enumerated, or with `reps_outer` every
+// point's rep 0 first, then every rep 1, ... (stable within a rep). On a machine whose speed
+// drifts over minutes, reps outer spread the drift over all points alike, so that it widens
+// their intervals instead of moving one point against another.
+std::vector<std::size_t> run_order(const std::vector<int>& reps, bool reps_outer);
+
 }  // namespace uringsim::app::sweep

@@ -113,6 +113,14 @@ std::string safe_id(const std::string& raw) {
   return out;
 }
 
+std::vector<std::size_t> run_order(const std::vector<int>& reps, bool reps_outer) {
+  std::vector<std::size_t> order(reps.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (reps_outer)
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reps[a] < reps[b]; });
+  return order;
+}
+
 }  // namespace sweep
 
 namespace {
@@ -369,9 +377,16 @@ int cmd_sweep(const SweepOptions& o) {
   std::vector<std::size_t> mine, todo;
   for (std::size_t i = 0; i < points.size(); ++i)
     if (i % shard_n == shard_i - 1) mine.push_back(i);
-  for (const auto i : mine)
-    if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
-      todo.push_back(i);
+  {
+    std::vector<int> reps;
+    for (const auto& p : points) reps.push_back(p.at("rep").get<int>());
+    std::vector<std::size_t> ordered;
+    for (const auto k : sweep::run_order(reps, o.reps_outer))
+      if (k % shard_n == shard_i - 1) ordered.push_back(k);
+    for (const auto i : ordered)
+      if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
+        todo.push_back(i);
+  }
 
   std::vector<Job> jobs;
   for (const auto i : todo) {

@@ -274,6 +274,9 @@ int cmd_twin(const TwinOptions& o) {
   host.variants = o.variants;
   host.reps = o.reps;
   host.jobs = 1;  // one real-kernel run at a time: they would disturb each other
+  // This VM's speed drifts by 10-30 % over minutes: every point's first rep, then every second
+  // one, so that a slow spell widens all intervals rather than moving one point.
+  host.reps_outer = true;
   host.sets = o.sets;
   host.out_dir = (fs::path(o.out_dir) / "host").string();
   host.quiet = o.quiet;
