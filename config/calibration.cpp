@@ -116,6 +116,7 @@ nlohmann::json Calibration::to_json() const {
                   {"idle_exit_ns", opt(machine.idle_exit_ns)},
                   {"halt_poll_ns", opt(machine.halt_poll_ns)},
                   {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
+  if (machine.speed_ns_per_add) j["machine"]["speed_ns_per_add"] = *machine.speed_ns_per_add;
   j["costs"] = nlohmann::json::object();
   for (const auto& [key, c] : costs)
     j["costs"][key] = {{"value", c.value},     {"unit", c.unit},     {"method", c.method},
@@ -146,7 +147,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",
            {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
-           {"preempt"});
+           {"preempt", "speed_ns_per_add"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -157,6 +158,8 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.machine.wake_busy_ns = r.optional_number(m, "/machine", "wake_busy_ns");
   c.machine.idle_exit_ns = r.optional_number(m, "/machine", "idle_exit_ns");
   c.machine.halt_poll_ns = r.optional_number(m, "/machine", "halt_poll_ns");
+  if (m.contains("speed_ns_per_add"))
+    c.machine.speed_ns_per_add = r.optional_number(m, "/machine", "speed_ns_per_add");
   // Optional: calibrations made before it was read have none (the scenario's value stays).
   if (m.contains("preempt") && !m.at("preempt").is_null()) {
     const ojson& p = m.at("preempt");

@@ -41,6 +41,10 @@ struct CalibrationMachine {
   // The running kernel's preemption model ("none", "voluntary", "full"), read from the kernel,
   // applied to machine.preempt; nullopt: not known (or a model the simulator lacks, e.g. lazy).
   std::optional<std::string> preempt;
+  // The CPU's speed while it was measured, as host/speed_probe.hpp times it (ns per dependent
+  // add, the median over the passes): what a twin compares its host runs' speed with. Not applied
+  // to a scenario; nullopt in calibrations made before it was recorded.
+  std::optional<double> speed_ns_per_add;
 };
 
 struct Calibration {

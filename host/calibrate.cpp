@@ -11,6 +11,7 @@
 #include "host/calibrate_fit.hpp"
 #include "host/guard.hpp"
 #include "host/machine_info.hpp"
+#include "host/speed_probe.hpp"
 
 namespace uringsim::host {
 namespace {
@@ -66,6 +67,8 @@ config::Calibration calibrate(const CalibrateOptions& options) {
   };
   for (int pass = 0; pass < options.passes && !guard.stop_requested(); ++pass) {
     if (options.passes > 1) b.say(fmt::format("pass {} of {}", pass + 1, options.passes));
+    calib::run_pinned(b, b.cpu_a, [&] { m.speed_ns_per_add.push_back(probe_cpu_speed().ns_per_add); });
+    b.say(fmt::format("  CPU speed: {:.3f} ns per dependent add", m.speed_ns_per_add.back()));
     for (const auto& [name, step] : steps) {
       b.say(fmt::format("- {}", name));
       step(b, m);

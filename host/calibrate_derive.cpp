@@ -148,6 +148,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   // lazy (6.13+) is not modelled: the scenario's own value stays.
   if (machine.preempt == "none" || machine.preempt == "voluntary" || machine.preempt == "full")
     c.machine.preempt = machine.preempt;
+  if (!m.speed_ns_per_add.empty()) c.machine.speed_ns_per_add = median(m.speed_ns_per_add);
   const double G = machine.ghz_nominal;
   Builder e(G, c);
   const std::string at_ghz = fmt::format("x {:.3g} GHz", G);
@@ -293,7 +294,9 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                 w_remote, fw0, w_remote - fw0, at_ghz, e.cyc(w_remote - fw0)),
             scaled(minus(m.wake_call_remote, m.futex_wake_none), G));
     } else {
-      e.keep("wake_remote_cycles", "the wake to a busy CPU without preemption was not measured");
+      e.keep("wake_remote_cycles", m.wake_remote_unavailable.empty()
+                                       ? "the wake to a busy CPU without preemption was not measured"
+                                       : m.wake_remote_unavailable);
     }
     const double idle = median(m.wake_idle);
     // The wake-up's delay by how long the target CPU was idle: the shortest idle is a CPU that

@@ -33,7 +33,9 @@ struct Measurements {
   std::vector<double> wake_idle;       // that wake: from the waker's call to the woken thread running
   std::vector<double> wake_busy;       // the same to a CPU where another thread spins
   // The waker's FUTEX_WAKE of a SCHED_IDLE thread asleep on a busy CPU: it preempts nothing, so no IPI
+  std::vector<double> speed_ns_per_add;  // host/speed_probe.hpp at the start of each pass
   std::vector<double> wake_call_remote;
+  std::string wake_remote_unavailable;  // why wake_call_remote is empty, if it is
   // The same idle wake after the target CPU had nothing to do for each of idle_ladder_ns: one
   // median one-way time per rung and round (wake_by_idle[rung]).
   std::vector<double> idle_ladder_ns;

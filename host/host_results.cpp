@@ -65,6 +65,7 @@ nlohmann::json host_run_info(const config::Scenario& s, const MachineInfo& m, co
   j["other_cpu_pct"] = run.cpu.other_cpu_pct;
   j["runner_cpu_pct"] = run.cpu.runner_cpu_pct;
   j["quiet_wait"] = run.quiet.to_json();
+  j["cpu_speed"] = {{"before", run.speed_before.to_json()}, {"after", run.speed_after.to_json()}};
   j["ignored_fields"] = ignored;
   j["peak_rss_bytes"] = analysis::peak_rss_bytes();
   return j;

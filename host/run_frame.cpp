@@ -28,6 +28,7 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   analysis::RunMetrics& metrics = *r.metrics;
   r.quiet = wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard);
   guard.throw_if_aborted();
+  r.speed_before = probe_cpu_speed();
 
   WindowPlan plan;
   plan.warmup_ns = metrics.config().warmup_ns;
@@ -62,6 +63,7 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   }
   stop_and_join();
   drain();
+  r.speed_after = probe_cpu_speed();
 
   guard.throw_if_aborted();
   if (const auto e = startup.error()) std::rethrow_exception(e);

@@ -14,6 +14,7 @@
 #include "host/guard.hpp"
 #include "host/host_run.hpp"
 #include "host/quiet.hpp"
+#include "host/speed_probe.hpp"
 #include "host/startup.hpp"
 #include "host/window.hpp"
 
@@ -24,7 +25,8 @@ struct FrameResult {
   WindowOutcome window;
   WindowCpu cpu;
   QuietOutcome quiet;
-  double wall_s = 0;  // t0 to the end of the window
+  double wall_s = 0;                     // t0 to the end of the window
+  SpeedProbe speed_before, speed_after;  // the CPU's speed just before and after (host/speed_probe.hpp)
 };
 
 // The hard time limit of a run: the quiet wait, warm-up and window, plus this margin for setup and

@@ -99,6 +99,8 @@ host::calib::Measurements synthetic() {
   m.idle_ladder_ns = {2e3, 100e3, 1e6};
   m.wake_by_idle = {v(4000), v(5000), v(9000)};  // 5000 is within a quarter of the 5000 step
   m.wake_busy = v(5000);
+  m.wake_call_remote = v(700);
+  m.speed_ns_per_add = {0.6, 0.5, 0.9};
   m.pingpong_same = v(1200);
   m.wake_call_same = v(400);
   m.iowq_inline_a = v(160);
@@ -218,6 +220,11 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK(*c.machine.halt_poll_ns == Approx(100e3));
   CHECK(c.machine.wake_idle_ns == Approx(6000));
   CHECK(c.machine.wake_busy_ns == Approx(5000));
+  // A wake onto a busy CPU that it does not preempt (no IPI): its call less the empty FUTEX_WAKE.
+  CHECK(c.costs.at("wake_remote_cycles").value == Approx((700 - 120) * G));
+  // The CPU speed probe: the median over the passes, recorded but not a cost.
+  REQUIRE(c.machine.speed_ns_per_add);
+  CHECK(*c.machine.speed_ns_per_add == Approx(0.6));
   // Loopback TCP: per byte averaged over send and recv; send/recv less the syscall and their bytes.
   const double byte = ((1400 - 1200) + (1350 - 1200)) / (2.0 * (16384 - 64)) * G;
   CHECK(c.costs.at("tcp_byte_cycles").value == Approx(byte));
@@ -253,12 +260,14 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   one.wake_call_idle.clear();
   one.wake_idle.clear();
   one.wake_busy.clear();
+  one.wake_call_remote.clear();
   one.wake_by_idle.clear();
   one.tcp_rtt_cross.clear();
   one.tcp_rtt_same.clear();
   one.cross_cpu_unavailable = "only one CPU is available to this process";
   const auto single = host::calib::derive_calibration(one, synthetic_machine(), false);
   CHECK(single.costs.count("wake_cycles") == 0);
+  CHECK(single.costs.count("wake_remote_cycles") == 0);
   CHECK(!single.machine.wake_idle_ns);
   bool listed = false;
   for (const auto& [key, reason] : single.defaults_kept)

@@ -80,6 +80,15 @@ void check_run_info(const json& info) {
        {"kernel_release", "cpu_model", "nproc", "ghz_nominal", "date", "warmup_ms", "window_ms", "wall_s",
         "other_cpu_pct", "quiet_wait", "ignored_fields", "runner_cpu_pct"})
     CHECK(info.contains(k));
+  // The CPU's speed just before and after the window (host/speed_probe.hpp).
+  for (const char* when : {"before", "after"}) {
+    INFO(when);
+    REQUIRE(info.contains("cpu_speed"));
+    const json& p = info["cpu_speed"][when];
+    CHECK(p["ns_per_add"].get<double>() > 0);
+    CHECK(p["min_ns_per_add"].get<double>() <= p["ns_per_add"].get<double>());
+    CHECK(p["ns_per_add"].get<double>() <= p["max_ns_per_add"].get<double>());
+  }
 }
 
 // A short echo run of `workload` through the command; its results.json.

@@ -147,6 +147,7 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   // A calibration made on another CPU model: said, and kept in twin.json (the host half resumes).
   json cal = json::parse(slurp(fs::path(URINGSIM_SOURCE_DIR) / "scenarios/machines/cpp-2vcpu-6.18.json"));
   cal["cpu_model"] = "a CPU this machine is not";
+  cal["machine"]["speed_ns_per_add"] = 0.5;
   std::ofstream(d / "other-cpu.json") << cal.dump();
   const auto other = run_cli("twin " + (d / "s.json").string() + " --grid workload.connections=10 --reps 1 " +
                              "--wait-quiet 0 --calibration " + (d / "other-cpu.json").string() + " --out " +
@@ -158,4 +159,12 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   CHECK(cm["cpu_model"] == "a CPU this machine is not");
   CHECK(cm["same_cpu_model"] == false);
   CHECK(cm["host_cpu_models"].size() == 1);
+  // The host run's CPU speed probe, and against the calibration's 0.5 ns per add.
+  const json sp = json::parse(slurp(d / "out" / "twin.json")).at("host_speed");
+  REQUIRE(sp.is_object());
+  CHECK(sp["runs"] == 1);
+  const double probe = sp["ns_per_add"]["median"].get<double>();
+  CHECK(probe > 0);
+  CHECK(sp["vs_calibration"]["median"].get<double>() == Approx(probe / 0.5));
+  CHECK(other.output.find("twin: the host's CPU speed before its 1 runs") != std::string::npos);
 }

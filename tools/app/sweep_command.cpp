@@ -117,7 +117,8 @@ std::vector<std::size_t> run_order(const std::vector<int>& reps, bool reps_outer
   std::vector<std::size_t> order(reps.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   if (reps_outer)
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reps[a] < reps[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return reps[a] < reps[b]; });
   return order;
 }
 

@@ -237,6 +237,16 @@ namespace {
 // calibration of another machine compares the model with the wrong truth (this VM type has been
 // an Intel Xeon and an AMD EPYC). Said on stderr and kept in twin.json; not an error, since a
 // cross-machine twin is a legitimate question.
+// A pointer to j[k0][k1]..., or nullptr where a key is missing.
+const json* json_at(const json& j, std::initializer_list<const char*> keys) {
+  const json* at = &j;
+  for (const char* k : keys) {
+    if (!at->is_object() || !at->contains(k)) return nullptr;
+    at = &(*at)[k];
+  }
+  return at;
+}
+
 json calibration_machine(const std::string& path, const std::set<std::string>& host_cpus, bool quiet) {
   if (path.empty()) return nullptr;
   const config::Calibration c = config::load_calibration_file(path);
@@ -250,6 +260,34 @@ json calibration_machine(const std::string& path, const std::set<std::string>& h
           {"kernel_release", c.kernel_release},
           {"host_cpu_models", json(std::vector<std::string>(host_cpus.begin(), host_cpus.end()))},
           {"same_cpu_model", same}};
+}
+
+// The CPU speed probes of the host runs (host/speed_probe.hpp, just before each window): their
+// spread, and against the calibration's own probe where it has one (a ratio of ns per add, above
+// 1 where the host ran slower). Reported, not corrected for: the kernel's paths need not slow
+// down as an add chain does.
+json host_speed(std::vector<double> speeds, const std::string& calibration, bool quiet) {
+  if (speeds.empty()) return nullptr;
+  std::sort(speeds.begin(), speeds.end());
+  const auto n = speeds.size();
+  json out = {{"ns_per_add", {{"median", speeds[n / 2]}, {"min", speeds.front()}, {"max", speeds.back()}}},
+              {"runs", n},
+              {"vs_calibration", nullptr}};
+  if (!quiet)
+    std::cerr << fmt::format(
+        "twin: the host's CPU speed before its {} runs: median {:.3f} ns per dependent add, from {:.3f} to "
+        "{:.3f}\n",
+        n, speeds[n / 2], speeds.front(), speeds.back());
+  if (calibration.empty()) return out;
+  const auto ref = config::load_calibration_file(calibration).machine.speed_ns_per_add;
+  if (!ref || *ref <= 0) return out;
+  out["vs_calibration"] = {
+      {"median", speeds[n / 2] / *ref}, {"min", speeds.front() / *ref}, {"max", speeds.back() / *ref}};
+  if (!quiet)
+    std::cerr << fmt::format(
+        "twin: that is {:.2f}x the calibration's time per add (from {:.2f}x to {:.2f}x)\n",
+        speeds[n / 2] / *ref, speeds.front() / *ref, speeds.back() / *ref);
+  return out;
 }
 
 }  // namespace
@@ -310,6 +348,7 @@ int cmd_twin(const TwinOptions& o) {
     std::set<std::string> ignored;
     json ignored_list = json::array();
     std::set<std::string> host_cpus;  // the CPU models the host runs recorded
+    std::vector<double> host_speeds;  // their CPU speed probes before each window, ns per add
     for (const auto& row : host_sweep.at("points")) {
       const fs::path info = fs::path(host.out_dir) /
                             fs::path(row.at("results").get<std::string>()).parent_path() / "run_info.json";
@@ -317,7 +356,9 @@ int cmd_twin(const TwinOptions& o) {
       if (!fs::exists(info, ec)) continue;
       const json ri = read_json_file(info);
       if (ri.contains("cpu_model") && ri["cpu_model"].is_string())
-        host_cpus.insert(ri["cpu_model"].get<std::string>());
+        if (const json* sp = json_at(ri, {"cpu_speed", "before", "ns_per_add"}); sp && sp->is_number())
+          host_speeds.push_back(sp->get<double>());
+      host_cpus.insert(ri["cpu_model"].get<std::string>());
       if (ri.contains("ignored_fields"))
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
@@ -332,6 +373,7 @@ int cmd_twin(const TwinOptions& o) {
         {"sim_dir", "sim"},
         {"model_only_fields", ignored_list},
         {"calibration_machine", calibration_machine(o.calibration, host_cpus, o.quiet)},
+        {"host_speed", host_speed(host_speeds, o.calibration, o.quiet)},
         {"rows", joined.at("rows")},
         {"summary", joined.at("summary")},
         {"orderings",
