@@ -61,3 +61,38 @@ if cpu:
 for o in t.get("orderings", []):
     print("all clear host orderings of %s (any two configurations): %d, kept by the model: %d" % (
         o["metric"], o["clear"], o["held"]))
+# The host's drift: each host run's throughput against its point's mean, and the CPU speed probe
+# taken just before it (run_info.json cpu_speed, host/speed_probe.hpp). A strong negative
+# correlation says the runs' spread is the machine's speed, not the workload's noise.
+import glob
+import math
+import os
+
+host_dir = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), t.get("host_dir", "host"))
+by_point_runs = {}
+for info_path in glob.glob(os.path.join(host_dir, "points", "*", "run_info.json")):
+    info = json.load(open(info_path))
+    probe = (info.get("cpu_speed") or {}).get("before", {}).get("ns_per_add")
+    res_path = os.path.join(os.path.dirname(info_path), "results.json")
+    if probe is None or not os.path.exists(res_path):
+        continue
+    ops = json.load(open(res_path))["throughput"]["ops_per_s"]
+    point = os.path.basename(os.path.dirname(info_path)).rsplit(",rep=", 1)[0]
+    by_point_runs.setdefault(point, []).append((probe, ops))
+xs, ys = [], []
+for runs in by_point_runs.values():
+    if len(runs) < 2:
+        continue
+    mean = sum(o for _, o in runs) / len(runs)
+    for probe, ops in runs:
+        xs.append(probe)
+        ys.append(ops / mean - 1)
+if len(xs) >= 3:
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
+    print("host CPU speed probe over %d runs: %.3f to %.3f ns per add (median %.3f); correlation of a run's "
+          "throughput (against its point's mean) with it: r = %.2f" % (
+              len(xs), min(xs), max(xs), sorted(xs)[len(xs) // 2], r))
