@@ -100,6 +100,11 @@ Sample wake_other_cpu(const Bench& b, int iters, Target target, double settle_ns
       const bool woke = spin_until(
           b, [&] { return s.woken.load() == i; }, kTimeoutNs);
       if (target == Target::NoPreempt) {
+        // The spinner comes back only once the sleeper is about to sleep again: a SCHED_IDLE
+        // thread next to a spinning one would otherwise wait up to a second for its turn.
+        if (woke && i < iters)
+          spin_until(
+              b, [&] { return s.ready.load() > i; }, kTimeoutNs);
         s.aside.store(0);
         futex_wake(s.aside, 1);
       }
