@@ -467,7 +467,9 @@ TEST_CASE("sweep: runs killed by a signal are not run, not failed, and an ignore
   // once a run has been going for a while (SimGrid used to catch SIGINT once it had started).
   const auto bg = dir / "background";
   auto bg_args = args(bg);
-  bg_args[3] = "duration_ms=1500";
+  // Long enough that a run outlives the 300 ms below on a fast machine too (at 1500 ms a run of
+  // the mean_us=5 point took about 300 ms on an AMD EPYC VM, and the wait below could run out).
+  bg_args[3] = "duration_ms=6000";
   pid_t pid = start_sweep(bg_args, dir / "bg.log", [] { signal(SIGINT, SIG_IGN); });
   std::map<pid_t, std::chrono::steady_clock::time_point> seen;
   REQUIRE(wait_for([&] {
