@@ -3,8 +3,11 @@
 per grid point the orderings of the variants the host separates clearly (> 15 %, intervals apart)
 with whether the model keeps them, and the summary's error figures (CPU in points). Usage:
 bench/twin_table.py OUT_DIR/twin.json"""
+import glob
 import itertools
 import json
+import os
+import statistics
 import sys
 
 
@@ -64,10 +67,6 @@ for o in t.get("orderings", []):
 # The host's drift: each host run's throughput against its point's mean, and the CPU speed probe
 # taken just before it (run_info.json cpu_speed, host/speed_probe.hpp). A strong negative
 # correlation says the runs' spread is the machine's speed, not the workload's noise.
-import glob
-import math
-import os
-
 host_dir = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), t.get("host_dir", "host"))
 by_point_runs = {}
 for info_path in glob.glob(os.path.join(host_dir, "points", "*", "run_info.json")):
@@ -88,11 +87,10 @@ for runs in by_point_runs.values():
         xs.append(probe)
         ys.append(ops / mean - 1)
 if len(xs) >= 3:
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
+    try:
+        r = statistics.correlation(xs, ys)
+    except statistics.StatisticsError:  # one of them constant
+        r = float("nan")
     print("host CPU speed probe over %d runs: %.3f to %.3f ns per add (median %.3f); correlation of a run's "
           "throughput (against its point's mean) with it: r = %.2f" % (
-              len(xs), min(xs), max(xs), sorted(xs)[len(xs) // 2], r))
+              len(xs), min(xs), max(xs), statistics.median_high(xs), r))

@@ -53,9 +53,6 @@ std::vector<double> combine(const std::vector<double>& a, const std::vector<doub
 std::vector<double> minus(const std::vector<double>& a, const std::vector<double>& b) {
   return combine(a, b, -1);
 }
-std::vector<double> plus(const std::vector<double>& a, const std::vector<double>& b) {
-  return combine(a, b, 1);
-}
 
 class Builder {
  public:

@@ -29,11 +29,11 @@ struct Measurements {
   std::vector<double> line_one_way;           // an atomic bounced between two CPUs, per transfer
 
   // Wake-ups by futex (calibrate_wake.cpp). Cross-CPU ones are empty with one CPU.
-  std::vector<double> wake_call_idle;  // the waker's FUTEX_WAKE of a thread asleep on another, idle CPU
-  std::vector<double> wake_idle;       // that wake: from the waker's call to the woken thread running
-  std::vector<double> wake_busy;       // the same to a CPU where another thread spins
-  // The waker's FUTEX_WAKE of a SCHED_IDLE thread asleep on a busy CPU: it preempts nothing, so no IPI
+  std::vector<double> wake_call_idle;    // the waker's FUTEX_WAKE of a thread asleep on another, idle CPU
+  std::vector<double> wake_idle;         // that wake: from the waker's call to the woken thread running
+  std::vector<double> wake_busy;         // the same to a CPU where another thread spins
   std::vector<double> speed_ns_per_add;  // host/speed_probe.hpp at the start of each pass
+  // The waker's FUTEX_WAKE of a SCHED_IDLE thread asleep on a busy CPU: it preempts nothing, so no IPI
   std::vector<double> wake_call_remote;
   std::string wake_remote_unavailable;  // why wake_call_remote is empty, if it is
   // The same idle wake after the target CPU had nothing to do for each of idle_ladder_ns: one

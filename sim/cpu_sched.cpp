@@ -265,9 +265,9 @@ bool CpuScheduler::idle(int cpu) const {
 
 bool CpuScheduler::wake_needs_ipi(Thread& t, int cpu, TimeNs now) {
   Rq& q = rq(cpu);
-  // An idle CPU in the guest's halt (haltpoll with guest_halt_poll_ns = 0, as here) does not
-  // poll TIF_NEED_RESCHED: waking it takes an IPI. (halt_poll_ns is the host's polling of the
-  // halted vCPU, which shortens the wake-up's latency, not the waker's work.)
+  // An idle CPU takes an IPI. One that polls TIF_NEED_RESCHED (cpuidle's poll state, a guest's
+  // guest_halt_poll_ns) would not, but the machine says only how the wake-up's delay grows with
+  // the idle time (halt_poll_ns, idle_exit_ns), not who polls: the model does not tell them apart.
   if (!q.curr) return true;
   // Busy: the IPI is resched_curr's, sent only if `t` would preempt. Tried on a copy of the
   // state: `t` placed and queued as enqueue() would, then everything put back.

@@ -375,19 +375,15 @@ int cmd_sweep(const SweepOptions& o) {
     return kExitFailed;
   }
 
+  // This shard's points, in the order they run; those not yet done.
+  std::vector<int> reps;
+  for (const auto& p : points) reps.push_back(p.at("rep").get<int>());
   std::vector<std::size_t> mine, todo;
-  for (std::size_t i = 0; i < points.size(); ++i)
+  for (const auto i : sweep::run_order(reps, o.reps_outer))
     if (i % shard_n == shard_i - 1) mine.push_back(i);
-  {
-    std::vector<int> reps;
-    for (const auto& p : points) reps.push_back(p.at("rep").get<int>());
-    std::vector<std::size_t> ordered;
-    for (const auto k : sweep::run_order(reps, o.reps_outer))
-      if (k % shard_n == shard_i - 1) ordered.push_back(k);
-    for (const auto i : ordered)
-      if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
-        todo.push_back(i);
-  }
+  for (const auto i : mine)
+    if (!point_done(fs::path(out) / "points" / points[i].at("id").get<std::string>(), points[i]))
+      todo.push_back(i);
 
   std::vector<Job> jobs;
   for (const auto i : todo) {

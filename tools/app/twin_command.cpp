@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/io.hpp"
@@ -237,19 +238,8 @@ namespace {
 // calibration of another machine compares the model with the wrong truth (this VM type has been
 // an Intel Xeon and an AMD EPYC). Said on stderr and kept in twin.json; not an error, since a
 // cross-machine twin is a legitimate question.
-// A pointer to j[k0][k1]..., or nullptr where a key is missing.
-const json* json_at(const json& j, std::initializer_list<const char*> keys) {
-  const json* at = &j;
-  for (const char* k : keys) {
-    if (!at->is_object() || !at->contains(k)) return nullptr;
-    at = &(*at)[k];
-  }
-  return at;
-}
-
-json calibration_machine(const std::string& path, const std::set<std::string>& host_cpus, bool quiet) {
-  if (path.empty()) return nullptr;
-  const config::Calibration c = config::load_calibration_file(path);
+json calibration_machine(const std::string& path, const config::Calibration& c,
+                         const std::set<std::string>& host_cpus, bool quiet) {
   const bool same = host_cpus.size() == 1 && *host_cpus.begin() == c.cpu_model;
   if (!same && !quiet)
     std::cerr << fmt::format(
@@ -266,7 +256,8 @@ json calibration_machine(const std::string& path, const std::set<std::string>& h
 // spread, and against the calibration's own probe where it has one (a ratio of ns per add, above
 // 1 where the host ran slower). Reported, not corrected for: the kernel's paths need not slow
 // down as an add chain does.
-json host_speed(std::vector<double> speeds, const std::string& calibration, bool quiet) {
+json host_speed(std::vector<double> speeds, const std::optional<config::Calibration>& calibration,
+                bool quiet) {
   if (speeds.empty()) return nullptr;
   std::sort(speeds.begin(), speeds.end());
   const auto n = speeds.size();
@@ -278,8 +269,8 @@ json host_speed(std::vector<double> speeds, const std::string& calibration, bool
         "twin: the host's CPU speed before its {} runs: median {:.3f} ns per dependent add, from {:.3f} to "
         "{:.3f}\n",
         n, speeds[n / 2], speeds.front(), speeds.back());
-  if (calibration.empty()) return out;
-  const auto ref = config::load_calibration_file(calibration).machine.speed_ns_per_add;
+  if (!calibration) return out;
+  const auto ref = calibration->machine.speed_ns_per_add;
   if (!ref || *ref <= 0) return out;
   out["vs_calibration"] = {
       {"median", speeds[n / 2] / *ref}, {"min", speeds.front() / *ref}, {"max", speeds.back() / *ref}};
@@ -347,6 +338,9 @@ int cmd_twin(const TwinOptions& o) {
     // What the host side could not honour, from its run_info files (the same for every point).
     std::set<std::string> ignored;
     json ignored_list = json::array();
+    // The simulated side's calibration, once: what the host runs are compared with.
+    const std::optional<config::Calibration> calibration =
+        o.calibration.empty() ? std::nullopt : std::optional(config::load_calibration_file(o.calibration));
     std::set<std::string> host_cpus;  // the CPU models the host runs recorded
     std::vector<double> host_speeds;  // their CPU speed probes before each window, ns per add
     for (const auto& row : host_sweep.at("points")) {
@@ -356,9 +350,9 @@ int cmd_twin(const TwinOptions& o) {
       if (!fs::exists(info, ec)) continue;
       const json ri = read_json_file(info);
       if (ri.contains("cpu_model") && ri["cpu_model"].is_string())
-        if (const json* sp = json_at(ri, {"cpu_speed", "before", "ns_per_add"}); sp && sp->is_number())
-          host_speeds.push_back(sp->get<double>());
-      host_cpus.insert(ri["cpu_model"].get<std::string>());
+        host_cpus.insert(ri["cpu_model"].get<std::string>());
+      static const json::json_pointer probe("/cpu_speed/before/ns_per_add");
+      if (ri.contains(probe) && ri.at(probe).is_number()) host_speeds.push_back(ri.at(probe).get<double>());
       if (ri.contains("ignored_fields"))
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
@@ -372,8 +366,9 @@ int cmd_twin(const TwinOptions& o) {
         {"host_dir", "host"},
         {"sim_dir", "sim"},
         {"model_only_fields", ignored_list},
-        {"calibration_machine", calibration_machine(o.calibration, host_cpus, o.quiet)},
-        {"host_speed", host_speed(host_speeds, o.calibration, o.quiet)},
+        {"calibration_machine",
+         calibration ? calibration_machine(o.calibration, *calibration, host_cpus, o.quiet) : json()},
+        {"host_speed", host_speed(host_speeds, calibration, o.quiet)},
         {"rows", joined.at("rows")},
         {"summary", joined.at("summary")},
         {"orderings",
