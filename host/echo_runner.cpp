@@ -226,6 +226,7 @@ class Server {
   }
 
   std::uint64_t failed_ops() const { return failed_; }
+  std::uint64_t errors_after_stop() const { return errors_after_stop_; }
   std::uint64_t sqes_submitted() const { return sqes_; }
   std::uint64_t cqes_reaped() const { return cqes_; }
   std::uint64_t multishot_rearms() const { return rearms_; }
@@ -363,9 +364,11 @@ class Server {
   }
 
   // An error CQE: true if the request is to be submitted again (the model retries a cancelled
-  // one); false if the connection is over (e.g. -ECONNRESET).
+  // one); false if the connection is over (e.g. -ECONNRESET). Once the stop is requested the
+  // clients close their sockets, some with an echo unread (which sends a RST): the errors that
+  // brings are the teardown's, not the run's, and are counted apart.
   bool retry_after(int res) {
-    ++failed_;
+    ++(guard_.stop_requested() ? errors_after_stop_ : failed_);
     return transient(-res);
   }
 
@@ -533,7 +536,7 @@ class Server {
   unsigned promised_ = 0;       // re-armed recvs yet to give their first CQE (Conn::promised)
   std::deque<int> waiting_;     // connections whose multishot recv waits for a buffer to re-arm
   bool seen_multishot_ = false;
-  std::uint64_t failed_ = 0, sqes_ = 0, cqes_ = 0, rearms_ = 0, enobufs_ = 0;
+  std::uint64_t failed_ = 0, errors_after_stop_ = 0, sqes_ = 0, cqes_ = 0, rearms_ = 0, enobufs_ = 0;
 };
 
 // ---- a client thread: an epoll loop over its connections ---------------------------------------------
@@ -771,6 +774,7 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
                          {"client_threads", p.client_threads},
                          {"round_trips_window", run.metrics->window_completions()},
                          {"failed_ops", server.failed_ops()},
+                         {"errors_after_stop", server.errors_after_stop()},
                          {"wait_nr", p.wait_nr},
                          {"recv_mode", p.multishot ? "multishot" : "single"}};
   if (p.multishot) {
