@@ -15,9 +15,11 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <queue>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -227,6 +229,7 @@ class Server {
 
   std::uint64_t failed_ops() const { return failed_; }
   std::uint64_t errors_after_stop() const { return errors_after_stop_; }
+  const std::map<std::string, std::uint64_t>& failed_by_error() const { return failed_by_error_; }
   std::uint64_t sqes_submitted() const { return sqes_; }
   std::uint64_t cqes_reaped() const { return cqes_; }
   std::uint64_t multishot_rearms() const { return rearms_; }
@@ -368,7 +371,13 @@ class Server {
   // clients close their sockets, some with an echo unread (which sends a RST): the errors that
   // brings are the teardown's, not the run's, and are counted apart.
   bool retry_after(int res) {
-    ++(guard_.stop_requested() ? errors_after_stop_ : failed_);
+    if (guard_.stop_requested()) {
+      ++errors_after_stop_;
+    } else {
+      ++failed_;
+      const char* name = ::strerrorname_np(-res);
+      ++failed_by_error_[name ? name : std::to_string(res)];
+    }
     return transient(-res);
   }
 
@@ -536,6 +545,7 @@ class Server {
   unsigned promised_ = 0;       // re-armed recvs yet to give their first CQE (Conn::promised)
   std::deque<int> waiting_;     // connections whose multishot recv waits for a buffer to re-arm
   bool seen_multishot_ = false;
+  std::map<std::string, std::uint64_t> failed_by_error_;  // failed_ by errno name
   std::uint64_t failed_ = 0, errors_after_stop_ = 0, sqes_ = 0, cqes_ = 0, rearms_ = 0, enobufs_ = 0;
 };
 
@@ -774,6 +784,7 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
                          {"client_threads", p.client_threads},
                          {"round_trips_window", run.metrics->window_completions()},
                          {"failed_ops", server.failed_ops()},
+                         {"failed_by_error", server.failed_by_error()},
                          {"errors_after_stop", server.errors_after_stop()},
                          {"wait_nr", p.wait_nr},
                          {"recv_mode", p.multishot ? "multishot" : "single"}};

@@ -100,6 +100,7 @@ json run_echo_ok(const std::string& name, const json& workload) {
   REQUIRE(r.exit_code == 0);
   const json res = read_json(dir / "out" / "results.json");
   check_window_consistent(res);
+  INFO(res.at("echo").dump());
   CHECK(res.at("/echo/failed_ops"_json_pointer) == 0);
   return res;
 }
