@@ -63,6 +63,7 @@ config::Calibration calibrate(const CalibrateOptions& options) {
       {"futex wake-ups", calib::measure_wakeups},
       {"io-wq", calib::measure_iowq},
       {"loopback TCP", calib::measure_tcp},
+      {"loopback TCP over many connections", calib::measure_tcp_many},
       {"async poll", calib::measure_poll},
   };
   for (int pass = 0; pass < options.passes && !guard.stop_requested(); ++pass) {

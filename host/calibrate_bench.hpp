@@ -139,6 +139,7 @@ void measure_locks(const Bench& b, Measurements& m);
 void measure_wakeups(const Bench& b, Measurements& m);
 void measure_iowq(const Bench& b, Measurements& m);
 void measure_tcp(const Bench& b, Measurements& m);
+void measure_tcp_many(const Bench& b, Measurements& m);
 void measure_poll(const Bench& b, Measurements& m);
 
 }  // namespace uringsim::host::calib

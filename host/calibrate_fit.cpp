@@ -53,4 +53,34 @@ Line fit_line(const std::vector<double>& x, const std::vector<double>& y) {
   return {my - b * mx, b};
 }
 
+CacheFit fit_cache(const std::vector<double>& n, const std::vector<double>& y) {
+  if (n.empty() || n.size() != y.size()) throw std::invalid_argument("fit_cache: n and y differ in size");
+  if (std::any_of(n.begin(), n.end(), [](double v) { return !(v >= 1); }))
+    throw std::invalid_argument("fit_cache: every n must be >= 1");
+  const double top = *std::max_element(n.begin(), n.end());
+  CacheFit best{0, top};
+  double best_sse = 0;
+  for (double v : y) best_sse += v * v;  // m = 0
+  for (double k = 1; k <= top; k += 1) {
+    double fy = 0, ff = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const double f = std::max(0.0, 1 - k / n[i]);
+      fy += f * y[i];
+      ff += f * f;
+    }
+    if (ff <= 0 || fy <= 0) continue;
+    const double m = fy / ff;
+    double sse = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const double r = y[i] - m * std::max(0.0, 1 - k / n[i]);
+      sse += r * r;
+    }
+    if (sse < best_sse) {
+      best_sse = sse;
+      best = {m, k};
+    }
+  }
+  return best;
+}
+
 }  // namespace uringsim::host::calib

@@ -23,4 +23,13 @@ struct Line {
 };
 Line fit_line(const std::vector<double>& x, const std::vector<double>& y);
 
+// Least-squares fit of y = m x max(0, 1 - k / n), the share of an n-item working set that a cache
+// holding k items cannot keep (models/net/conn_cache.hpp), with k searched over [1, max n] and m
+// its best value for that k. y: the extra cost over n = 1. m = 0 (k = max n) when nothing rises.
+// std::invalid_argument unless n and y have the same, non-zero size and every n >= 1.
+struct CacheFit {
+  double m = 0, k = 0;
+};
+CacheFit fit_cache(const std::vector<double>& n, const std::vector<double>& y);
+
 }  // namespace uringsim::host::calib

@@ -57,6 +57,11 @@ struct Measurements {
   std::vector<double> epoll_wait_one;  // epoll_wait(64, timeout 0) with one readable socket
   // 12 B round trips, receivers spinning: both ends on one CPU, and the far end on the other one.
   std::vector<double> tcp_rtt_same, tcp_rtt_cross;
+  // 64 B send + recv, one thread, rotated over n loopback connections (calibrate_tcp_many.cpp):
+  // per rung n = tcp_many_n[k], one ns-per-pair sample per round in tcp_many_pair[k].
+  std::vector<int> tcp_many_n;
+  std::vector<std::vector<double>> tcp_many_pair;
+  std::string tcp_many_limited;  // why fewer connections than wanted were used, if so
 
   // Poll on a DEFER_TASKRUN ring, one thread (calibrate_poll.cpp); 64-byte messages.
   std::vector<double> poll_add;         // submit of IORING_OP_POLL_ADD(POLLIN) on an empty socket: armed

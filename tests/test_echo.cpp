@@ -3,6 +3,7 @@
 // mechanism says when the scenario changes.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cli_helpers.hpp"
 
@@ -137,4 +138,35 @@ TEST_CASE("echo: a loopback message read on another CPU than it was sent from pa
   };
   CHECK(per_echo(same) == Approx(1000).epsilon(0.02));
   CHECK(per_echo(cross) == Approx(1000 + 10 * 100).epsilon(0.02));
+}
+
+TEST_CASE("echo: with more connections than the cache holds, each send and recv pays its misses") {
+  // The server's recv and send and the client's recv and send each touch the connection once per
+  // round trip. A cache of 1 connection leaves a touch after d connections max(0, 1 - 1/d) of
+  // tcp_cold: nearly all of it at 200 connections, but for the client's send, which follows its
+  // recv of the same connection at once (d = 1: the recv brought its lines in). A cache of
+  // 100 000 holds them all: no change.
+  const std::string base = " --set costs.tcp_cold_cycles=2000";
+  const auto cold = run_local("cold-200", 200, base + " --set costs.tcp_cache_connections=1");
+  const auto warm = run_local("warm-200", 200, base + " --set costs.tcp_cache_connections=100000");
+  const auto none = run_local("none-200", 200, " --set costs.tcp_cold_cycles=0");
+  const auto per_rt = [](const nlohmann::json& r, const char* comm, const char* symbol) {
+    return symbol_cycles(r, comm, symbol) / r["echo"]["round_trips_window"].get<double>();
+  };
+  for (const auto& [comm, symbol, share] :
+       std::vector<std::tuple<const char*, const char*, double>>{{"io_uring_echo_s", "tcp_recvmsg", 1},
+                                                                 {"io_uring_echo_s", "tcp_sendmsg_locked", 1},
+                                                                 {"client", "[client]_tcp_recvmsg", 1},
+                                                                 {"client", "[client]_tcp_sendmsg", 0}}) {
+    INFO(comm << " " << symbol);
+    const double extra = per_rt(cold, comm, symbol) - per_rt(none, comm, symbol);
+    if (share > 0) {
+      CHECK(extra > 0.9 * 2000);  // the distance is near 200: at least 1 - 1/10 of it
+      CHECK(extra < 2000 * 1.02);
+    } else {
+      CHECK(extra < 0.05 * 2000);  // but for a first send and the window's edges
+    }
+    CHECK(per_rt(warm, comm, symbol) == Approx(per_rt(none, comm, symbol)).epsilon(1e-9));
+  }
+  CHECK(cold["throughput"]["ops_per_s"].get<double>() < 0.95 * none["throughput"]["ops_per_s"].get<double>());
 }

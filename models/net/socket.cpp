@@ -26,11 +26,18 @@ SocketCosts SocketCosts::from(const config::CostTable& t) {
   c.epoll_wait = t.get("epoll_wait_cycles");
   c.tcp_cross_cpu_lines = t.get("tcp_cross_cpu_lines");
   c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
+  c.tcp_cold = t.get("tcp_cold_cycles");
+  c.tcp_cache_connections = t.get("tcp_cache_connections");
   return c;
 }
 
-Socket::Socket(int conn, const SocketCosts& costs, std::function<void(int, std::uint32_t)> on_send)
-    : conn_(conn), costs_(costs), on_send_(std::move(on_send)) {}
+Socket::Socket(int conn, const SocketCosts& costs, std::function<void(int, std::uint32_t)> on_send,
+               ConnectionCache* cache)
+    : conn_(conn), costs_(costs), on_send_(std::move(on_send)), cache_(cache) {}
+
+sim::Cycles Socket::cold_misses() {
+  return cache_ ? cache_->touch(conn_) : 0;
+}
 
 void Socket::deliver(std::uint32_t bytes, int from_cpu) {
   rx_bytes_ += bytes;
@@ -55,13 +62,13 @@ void Socket::do_recv(IoRequest& req) {
   rx_bytes_ -= got;
   req.result = static_cast<int>(got);
   auto& self = sim::current();
-  self.charge(costs_.tcp_recv + costs_.tcp_byte * got, sym_recv());
+  self.charge(costs_.tcp_recv + costs_.tcp_byte * got + cold_misses(), sym_recv());
   self.charge(costs_.cross_cpu_read(rx_from_cpu_, self.cpu()), sym_recv());  // the sender's lines
   if (rx_bytes_ == 0) rx_from_cpu_ = -1;
 }
 
 void Socket::do_send(IoRequest& req) {
-  sim::current().charge(costs_.tcp_send + costs_.tcp_byte * req.bytes, sym_send());
+  sim::current().charge(costs_.tcp_send + costs_.tcp_byte * req.bytes + cold_misses(), sym_send());
   req.result = static_cast<int>(req.bytes);
   on_send_(conn_, req.bytes);
 }

@@ -7,6 +7,7 @@
 
 #include "config/cost_table.hpp"
 #include "models/io/file.hpp"
+#include "models/net/conn_cache.hpp"
 #include "sim/types.hpp"
 #include "sim/waitqueue.hpp"
 
@@ -20,6 +21,8 @@ struct SocketCosts {
   sim::Cycles epoll_wait;          // a local client's epoll_wait call
   double tcp_cross_cpu_lines;      // lines a loopback message moves when its ends run on different CPUs
   sim::Cycles cacheline_transfer;  // one of those lines (spin_lock_migrate_cycles)
+  sim::Cycles tcp_cold;            // a send or recv whose connection's state is out of the cache
+  double tcp_cache_connections;    // connections whose state the cache holds (models/net/conn_cache.hpp)
   // What the receiver of a loopback message pays for the sender's lines: 0 on the same CPU or for
   // data from the network (from_cpu -1).
   sim::Cycles cross_cpu_read(int from_cpu, int cpu) const {
@@ -31,8 +34,10 @@ struct SocketCosts {
 
 class Socket final : public File {
  public:
-  // on_send(bytes): called in the sender's context when the server sends on this socket.
-  Socket(int conn, const SocketCosts& costs, std::function<void(int conn, std::uint32_t bytes)> on_send);
+  // on_send(bytes): called in the sender's context when the server sends on this socket. cache:
+  // where the connection's state competes with the others' for the CPU cache; none: always warm.
+  Socket(int conn, const SocketCosts& costs, std::function<void(int conn, std::uint32_t bytes)> on_send,
+         ConnectionCache* cache = nullptr);
 
   int conn() const { return conn_; }
   std::uint64_t readable_bytes() const { return rx_bytes_; }
@@ -51,10 +56,12 @@ class Socket final : public File {
  private:
   void do_recv(IoRequest& req);
   void do_send(IoRequest& req);
+  sim::Cycles cold_misses();  // what this call's connection state costs to bring back into the cache
 
   int conn_;
   const SocketCosts& costs_;
   std::function<void(int, std::uint32_t)> on_send_;
+  ConnectionCache* cache_;
   std::uint64_t rx_bytes_ = 0;
   int rx_from_cpu_ = -1;             // the local sender of the queued data, -1 if none
   std::vector<IoRequest*> pollers_;  // armed async polls waiting for POLLIN (multishot ones stay)

@@ -17,6 +17,7 @@ EchoModel::EchoModel(const EchoParams& p, const config::CostTable& costs)
     : p_(p),
       c_(UringCosts::from(costs)),
       sc_(SocketCosts::from(costs)),
+      conn_cache_(sc_.tcp_cold, sc_.tcp_cache_connections),
       think_rng_(p_.seed, "echo.client.think") {}
 
 EchoModel::~EchoModel() = default;
@@ -32,8 +33,8 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
         p_, c_, ring_->ctx, [this](Op op, int conn) -> Request& { return make_request(op, conn); });
 
   for (int i = 0; i < p_.connections; ++i)
-    sockets_.push_back(
-        std::make_unique<Socket>(i, sc_, [this](int conn, std::uint32_t) { on_server_send(conn); }));
+    sockets_.push_back(std::make_unique<Socket>(
+        i, sc_, [this](int conn, std::uint32_t) { on_server_send(conn); }, &conn_cache_));
 
   // Local clients take the last cores; remote clients run on one external CPU, unaccounted.
   const int ndrivers = p_.local_clients ? p_.client_threads : 1;
@@ -237,7 +238,7 @@ void EchoModel::local_client_main(Driver& d) {
       Conn& cn = conns_[conn];
       {
         const sim::Syscall sys;  // recv
-        self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes, recv);
+        self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes + conn_cache_.touch(conn), recv);
         self.charge(sc_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
       }
       const sim::TimeNs t = self.local_now_ns();
@@ -264,7 +265,7 @@ void EchoModel::client_send(int conn) {
   metrics_->submitted(cn.t_sent);
   // Loopback: the server's receive softirq, and the poll wake-up it triggers, run in this send.
   const sim::Syscall sys;
-  self.charge(c_.syscall + sc_.tcp_send + sc_.tcp_byte * p_.msg_bytes, send);
+  self.charge(c_.syscall + sc_.tcp_send + sc_.tcp_byte * p_.msg_bytes + conn_cache_.touch(conn), send);
   sockets_[conn]->deliver(p_.msg_bytes, self.cpu());
 }
 

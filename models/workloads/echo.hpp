@@ -64,6 +64,7 @@ class EchoModel final : public Model {
   EchoParams p_;
   UringCosts c_;
   SocketCosts sc_;
+  ConnectionCache conn_cache_;  // both ends of every connection, the clients' calls and the server's
 
   sim::Engine* engine_ = nullptr;
   analysis::RunMetrics* metrics_ = nullptr;
