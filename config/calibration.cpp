@@ -77,6 +77,31 @@ class Reader {
     return number(obj, pointer, key, 0, false);
   }
 
+  // Points [x, y], each finite, from 0 to 1e9 (as the scenario field), x increasing, at most 64.
+  std::vector<std::pair<double, double>> curve(const ojson& obj, const std::string& pointer,
+                                               const char* key) const {
+    const ojson& v = obj.at(key);
+    const std::string p = pointer_append(pointer, key);
+    if (!v.is_array() || v.size() > 64)
+      fail(p, "expected an array of at most 64 points [idle_ns, exit_ns], got " + show_value(v));
+    std::vector<std::pair<double, double>> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const ojson& pt = v[i];
+      const std::string at = pointer_append(p, std::to_string(i));
+      auto ok = [](const ojson& x) {
+        return x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() >= 0 &&
+               x.get<double>() <= 1e9;
+      };
+      if (!pt.is_array() || pt.size() != 2 || !ok(pt[0]) || !ok(pt[1]))
+        fail(at, "expected a point [idle_ns, exit_ns] of numbers from 0 to 1e9, got " + show_value(pt));
+      if (!out.empty() && pt[0].get<double>() <= out.back().first)
+        fail(pointer_append(at, "0"), fmt::format("expected more than {} (idle_ns must increase), got {}",
+                                                  out.back().first, show_value(pt[0])));
+      out.emplace_back(pt[0].get<double>(), pt[1].get<double>());
+    }
+    return out;
+  }
+
   std::uint64_t count(const ojson& obj, const std::string& pointer, const char* key) const {
     const ojson& v = obj.at(key);
     if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0))
@@ -117,6 +142,11 @@ nlohmann::json Calibration::to_json() const {
                   {"halt_poll_ns", opt(machine.halt_poll_ns)},
                   {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
   if (machine.speed_ns_per_add) j["machine"]["speed_ns_per_add"] = *machine.speed_ns_per_add;
+  if (machine.idle_exit_curve) {
+    j["machine"]["idle_exit_curve"] = nlohmann::json::array();
+    for (const auto& [idle, exit] : *machine.idle_exit_curve)
+      j["machine"]["idle_exit_curve"].push_back({idle, exit});
+  }
   j["costs"] = nlohmann::json::object();
   for (const auto& [key, c] : costs)
     j["costs"][key] = {{"value", c.value},     {"unit", c.unit},     {"method", c.method},
@@ -147,7 +177,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",
            {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
-           {"preempt", "speed_ns_per_add"});
+           {"preempt", "speed_ns_per_add", "idle_exit_curve"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -160,6 +190,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.machine.halt_poll_ns = r.optional_number(m, "/machine", "halt_poll_ns");
   if (m.contains("speed_ns_per_add"))
     c.machine.speed_ns_per_add = r.optional_number(m, "/machine", "speed_ns_per_add");
+  if (m.contains("idle_exit_curve")) c.machine.idle_exit_curve = r.curve(m, "/machine", "idle_exit_curve");
   // Optional: calibrations made before it was read have none (the scenario's value stays).
   if (m.contains("preempt") && !m.at("preempt").is_null()) {
     const ojson& p = m.at("preempt");

@@ -38,6 +38,9 @@ struct CalibrationMachine {
   // long (it halted) and how long it idles before that happens. Applied to the scenario's
   // machine.idle_exit_ns and machine.halt_poll_ns, as cores and ghz are; nullopt: not measured.
   std::optional<double> idle_exit_ns, halt_poll_ns;
+  // The same wake-ups as a curve of (idle ns, extra ns) points, applied to machine.idle_exit_curve
+  // in place of the two above; nullopt in calibrations made before it was recorded.
+  std::optional<std::vector<std::pair<double, double>>> idle_exit_curve;
   // The running kernel's preemption model ("none", "voluntary", "full"), read from the kernel,
   // applied to machine.preempt; nullopt: not known (or a model the simulator lacks, e.g. lazy).
   std::optional<std::string> preempt;

@@ -39,6 +39,19 @@ void check_window(const ojson& doc, const std::string& label) {
         label, kMaxTimeSeriesIntervals, show_value(doc.at("duration_ms")), n, show_value(interval)));
 }
 
+// The idle exit is given one way: as a curve, or as the halt-poll window and its step.
+void check_idle_exit(const ojson& doc, const std::string& label) {
+  const ojson& m = doc.at("machine");
+  const ojson& curve = m.at("idle_exit_curve");
+  if (curve.empty()) return;
+  for (const char* step : {"idle_exit_ns", "halt_poll_ns"})
+    if (m.at(step).get<double>() != 0)
+      throw InputError(fmt::format(
+          "{}: /machine/{}: expected 0 with machine.idle_exit_curve (the curve says it all; give one or "
+          "the other), got {}",
+          label, step, show_value(m.at(step))));
+}
+
 // check_window on a copy with the defaults filled, for documents not yet filled.
 void check_window_unfilled(const Schema& schema, ojson doc, const std::string& label) {
   fill_defaults(schema, schema.root(), doc);
@@ -98,6 +111,13 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     const auto& cm = opts.calibration->machine;
     if (cm.idle_exit_ns) doc["machine"]["idle_exit_ns"] = *cm.idle_exit_ns;
     if (cm.halt_poll_ns) doc["machine"]["halt_poll_ns"] = *cm.halt_poll_ns;
+    if (cm.idle_exit_curve) {  // it replaces the step
+      ojson curve = ojson::array();
+      for (const auto& [idle, exit] : *cm.idle_exit_curve) curve.push_back({idle, exit});
+      doc["machine"]["idle_exit_curve"] = curve;
+      doc["machine"]["idle_exit_ns"] = 0;
+      doc["machine"]["halt_poll_ns"] = 0;
+    }
     if (cm.preempt) doc["machine"]["preempt"] = *cm.preempt;
   }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
@@ -117,6 +137,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   }
   fill_defaults(schema, root, doc);
   check_window(doc, label);
+  check_idle_exit(doc, label);
   if (opts.seed) doc["seed"] = *opts.seed;
 
   Scenario s;

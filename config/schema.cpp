@@ -71,6 +71,16 @@ void check_cdf_points(const ojson& points, const std::string& pointer, const Fai
          fmt::format("expected 1.0 (the last cdf), got {}", show_value(last)));
 }
 
+// Points [x, y] of a piecewise-linear curve (machine.idle_exit_curve): x strictly increasing, so
+// that every x has one value.
+void check_curve_points(const ojson& points, const std::string& pointer, const FailFn& fail) {
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (points[i][0].get<double>() <= points[i - 1][0].get<double>())
+      fail(pointer_append(pointer_append(pointer, std::to_string(i)), "0"),
+           fmt::format("expected more than {} (the points' first values must increase), got {}",
+                       show_value(points[i - 1][0]), show_value(points[i][0])));
+}
+
 // A name used as a directory name (out/NAME): one safe path component.
 void check_path_component(const ojson& name, const std::string& pointer, const FailFn& fail) {
   const auto& s = name.get_ref<const std::string&>();
@@ -111,11 +121,10 @@ void check_power_of_two(const ojson& n, const std::string& pointer, const FailFn
 }
 
 const std::map<std::string, CheckFn>& checks() {
-  static const std::map<std::string, CheckFn> table{{"cdf_points", &check_cdf_points},
-                                                    {"path_component", &check_path_component},
-                                                    {"off_or_rate", &check_off_or_rate},
-                                                    {"unique_items", &check_unique_items},
-                                                    {"power_of_two", &check_power_of_two}};
+  static const std::map<std::string, CheckFn> table{
+      {"cdf_points", &check_cdf_points},         {"curve_points", &check_curve_points},
+      {"path_component", &check_path_component}, {"off_or_rate", &check_off_or_rate},
+      {"unique_items", &check_unique_items},     {"power_of_two", &check_power_of_two}};
   return table;
 }
 

@@ -310,18 +310,14 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
               "clock), the target idle for {:.0f} us: {:.0f} ns one-way, less what the model charges as CPU "
               "work around the delay: the waker's FUTEX_WAKE call ({:.0f} ns, wake_cycles and the syscall) "
               "and the switch in (context_switch_cycles, {:.0f} ns): {:.0f} ns. A wake to a CPU idle a "
-              "short while; longer idles add machine.idle_exit_ns after machine.halt_poll_ns",
+              "short while; longer idles add machine.idle_exit_curve",
               ladder ? rungs.front().first / 1e3 : 100.0, short_idle, w_idle, std::max(ctx, 0.0) / G, lat),
           ladder ? m.wake_by_idle.front() : m.wake_idle);
-    if (ladder) {
-      const double exit = rungs.back().second - rungs.front().second;
-      const double near = rungs.front().second + exit / 4;  // still within a quarter of the step
-      double poll = 0;
+    if (ladder) {  // each rung's wake less the shortest idle's, which wakeup_latency_ns holds
+      std::vector<std::pair<double, double>> curve;
       for (const auto& [idle_ns, one_way] : rungs)
-        if (one_way <= near) poll = idle_ns;
-      const bool steps = exit > std::max(500.0, 0.25 * rungs.front().second);
-      c.machine.idle_exit_ns = steps ? exit : 0.0;
-      c.machine.halt_poll_ns = steps ? poll : 0.0;
+        curve.emplace_back(idle_ns, std::max(0.0, one_way - rungs.front().second));
+      c.machine.idle_exit_curve = curve;
     }
     c.machine.wake_idle_ns = idle;
     if (!m.wake_busy.empty()) c.machine.wake_busy_ns = median(m.wake_busy);
@@ -406,6 +402,56 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
           per_round);
   } else {
     e.keep("tcp_cross_cpu_lines", why_not(m.cross_cpu_unavailable));
+  }
+
+  // Loopback calls rotated over n connections: the rise over n = 1 against the share of an
+  // n-connection working set that the cache cannot hold (calibrate_fit.hpp fit_cache).
+  const bool rungs_measured =
+      m.tcp_many_n.size() >= 2 &&
+      std::all_of(m.tcp_many_pair.begin(), m.tcp_many_pair.end(), [](const auto& v) { return !v.empty(); });
+  if (rungs_measured) {
+    std::vector<double> n, rise;
+    std::string ladder;
+    const double base = median(m.tcp_many_pair[0]);
+    for (std::size_t k = 0; k < m.tcp_many_n.size(); ++k) {
+      const double t = median(m.tcp_many_pair[k]);
+      ladder += fmt::format("{}n = {} {:.0f} ns", k ? ", " : "", m.tcp_many_n[k], t);
+      if (k == 0) continue;
+      n.push_back(m.tcp_many_n[k]);
+      rise.push_back(t - base);
+    }
+    const CacheFit fit = fit_cache(n, rise);
+    // Per round: that round's rise fitted with the same k, and the round's own k.
+    std::vector<double> cold_rounds, k_rounds;
+    std::size_t rounds = m.tcp_many_pair[0].size();
+    for (const auto& v : m.tcp_many_pair) rounds = std::min(rounds, v.size());
+    for (std::size_t r = 0; r < rounds; ++r) {
+      std::vector<double> y;
+      double fy = 0, ff = 0;
+      for (std::size_t k = 1; k < m.tcp_many_n.size(); ++k) {
+        y.push_back(m.tcp_many_pair[k][r] - m.tcp_many_pair[0][r]);
+        const double f = std::max(0.0, 1 - fit.k / m.tcp_many_n[k]);
+        fy += f * y.back();
+        ff += f * f;
+      }
+      cold_rounds.push_back(ff > 0 ? e.cyc(std::max(0.0, fy / ff)) / 2 : 0);
+      k_rounds.push_back(fit_cache(n, y).k);
+    }
+    e.put("tcp_cold_cycles", e.cyc(fit.m) / 2,
+          fmt::format("send() + recv() of 64 B rotated over n loopback connections, one thread holding both "
+                      "ends, ns per pair (the median over 7 chunks of 1024 pairs): {}; the rise over n = 1 "
+                      "fitted as m x max(0, 1 - k / n): m = {:.0f} ns per pair, k = {:.0f}; half of m per "
+                      "call, {} = {:.0f} cycles",
+                      ladder, fit.m, fit.k, at_ghz, e.cyc(fit.m) / 2),
+          cold_rounds);
+    e.put(
+        "tcp_cache_connections", fit.k,
+        fmt::format("the k of that fit: calls begin to pay tcp_cold_cycles beyond {:.0f} connections", fit.k),
+        k_rounds);
+  } else {
+    const std::string why = !m.tcp_many_limited.empty() ? m.tcp_many_limited : "fewer than two rungs ran";
+    e.keep("tcp_cold_cycles", why_not(why));
+    e.keep("tcp_cache_connections", why_not(why));
   }
 
   // Poll on a DEFER_TASKRUN ring: arm, wake and task_work run land in three different calls.

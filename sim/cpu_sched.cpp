@@ -258,6 +258,18 @@ std::string CpuScheduler::dump() const {
   return out;
 }
 
+TimeNs SchedSpec::idle_exit_after(TimeNs idle_for) const {
+  if (idle_exit_curve.empty()) return idle_for > halt_poll_ns ? idle_exit_ns : 0;
+  const auto& c = idle_exit_curve;
+  if (idle_for <= c.front().first) return c.front().second;
+  if (idle_for >= c.back().first) return c.back().second;
+  const auto hi =
+      std::upper_bound(c.begin(), c.end(), idle_for, [](TimeNs t, const auto& p) { return t < p.first; });
+  const auto lo = hi - 1;
+  const double f = (idle_for - lo->first) / (hi->first - lo->first);
+  return lo->second + f * (hi->second - lo->second);
+}
+
 bool CpuScheduler::idle(int cpu) const {
   const auto& q = rqs_[static_cast<std::size_t>(cpu)];
   return !q.curr && q.queued.empty();
@@ -408,7 +420,7 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   if (!q.curr) {  // an idle CPU: wake it
     const TimeNs idle_for = now - idle_since_[static_cast<std::size_t>(cpu)];
     TimeNs delay = ipi ? costs_.wakeup_latency_ns : 0;
-    if (idle_for > spec_.halt_poll_ns) delay += spec_.idle_exit_ns;
+    delay += spec_.idle_exit_after(idle_for);
     q.curr = &t;
     se.on_cpu = true;
     policy_->set_next(q, t);

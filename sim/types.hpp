@@ -1,6 +1,8 @@
 #pragma once
 // Basic units of the simulated machine. Work is in CPU cycles; time is in nanoseconds.
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace uringsim::sim {
 
@@ -42,6 +44,9 @@ struct SchedSpec {
   TimeNs wakeup_gran_ns = 1e6;   // CFS sysctl_sched_wakeup_granularity
   TimeNs idle_exit_ns = 0;       // waking a CPU that halted: leaving its idle state
   TimeNs halt_poll_ns = 0;       // an idle CPU polls this long before it halts
+  // (idle time, exit latency) points, idle time increasing: replaces the two above when not empty.
+  std::vector<std::pair<TimeNs, TimeNs>> idle_exit_curve;
+  TimeNs idle_exit_after(TimeNs idle_for) const;  // the wake-up's extra delay after that much idle
 };
 
 struct MachineSpec {

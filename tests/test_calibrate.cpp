@@ -95,9 +95,9 @@ host::calib::Measurements synthetic() {
   m.line_one_way = v(60);
   m.wake_call_idle = v(2000);
   m.wake_idle = v(6000);
-  // Wake-ups after 2 us, 100 us and 1 ms of idle: polling until past 100 us, then 5 us more.
+  // Wake-ups after 2 us, 100 us and 1 ms of idle: 1 us more after 100 us, 5 us more after 1 ms.
   m.idle_ladder_ns = {2e3, 100e3, 1e6};
-  m.wake_by_idle = {v(4000), v(5000), v(9000)};  // 5000 is within a quarter of the 5000 step
+  m.wake_by_idle = {v(4000), v(5000), v(9000)};
   m.wake_busy = v(5000);
   m.wake_call_remote = v(700);
   m.speed_ns_per_add = {0.6, 0.5, 0.9};
@@ -162,6 +162,28 @@ TEST_CASE("calibrate fit: T(n) = a + b n separates the fixed cost of a call from
   CHECK_THROWS_AS(fit_line({}, {}), std::invalid_argument);
 }
 
+TEST_CASE("calibrate fit: a rise that sets in where the cache is full gives the cache's size and cost") {
+  using host::calib::fit_cache;
+  const std::vector<double> n = {64, 128, 256, 512, 1024};
+  std::vector<double> y;
+  for (double x : n) y.push_back(3000 * std::max(0.0, 1 - 190 / x));
+  const auto exact = fit_cache(n, y);
+  CHECK(exact.k == Approx(190));
+  CHECK(exact.m == Approx(3000));
+  // +-40 ns of noise: still near.
+  std::vector<double> noisy;
+  for (std::size_t i = 0; i < n.size(); ++i) noisy.push_back(y[i] + (i % 2 ? 40 : -40));
+  const auto fit = fit_cache(n, noisy);
+  CHECK(fit.k == Approx(190).margin(25));
+  CHECK(fit.m == Approx(3000).margin(250));
+  // Nothing rises: no cost, and the cache holds all of them.
+  const auto flat = fit_cache(n, {-5, 3, -2, 0, -1});
+  CHECK(flat.m == 0);
+  CHECK(flat.k == 1024);
+  CHECK_THROWS_AS(fit_cache({0, 64}, {1, 2}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_cache({64}, {}), std::invalid_argument);
+}
+
 TEST_CASE("calibrate stats: median and quartiles by interpolation, the spread says which measure it is") {
   const auto s = host::calib::summarize({5, 1, 4, 2, 3});
   CHECK(s.n == 5);
@@ -214,10 +236,12 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK(c.costs.at("schedule_noswitch_cycles").value == Approx((210 - 100) * G));
   // The delay from the shortest idle; the halted CPU's extra and where it starts from the ladder.
   CHECK(c.costs.at("wakeup_latency_ns").value == Approx(4000 - 2000 - (1200 - 400 - 100)));
-  REQUIRE(c.machine.idle_exit_ns);
-  CHECK(*c.machine.idle_exit_ns == Approx(9000 - 4000));
-  REQUIRE(c.machine.halt_poll_ns);
-  CHECK(*c.machine.halt_poll_ns == Approx(100e3));
+  // The curve: each rung's wake less the shortest idle's; no step fields any more.
+  REQUIRE(c.machine.idle_exit_curve);
+  const std::vector<std::pair<double, double>> curve = {{2e3, 0}, {100e3, 1000}, {1e6, 5000}};
+  CHECK(*c.machine.idle_exit_curve == curve);
+  CHECK(!c.machine.idle_exit_ns);
+  CHECK(!c.machine.halt_poll_ns);
   CHECK(c.machine.wake_idle_ns == Approx(6000));
   CHECK(c.machine.wake_busy_ns == Approx(5000));
   // A wake onto a busy CPU that it does not preempt (no IPI): its call less the empty FUTEX_WAKE.
@@ -332,7 +356,47 @@ TEST_CASE("calibration file: bad content is an error naming the file and the JSO
   CHECK(with([](auto& d) {
           d["defaults_kept"] = {{{"key", "no_such"}, {"reason", "x"}}};
         }).find("cal.json: /defaults_kept/0/key: expected a cost table key") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["idle_exit_curve"] = {{2000, 0}, {1000, 5}};
+        }).find("cal.json: /machine/idle_exit_curve/1/0: expected more than 2000") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["idle_exit_curve"] = {{2000, -1}};
+        }).find("cal.json: /machine/idle_exit_curve/0: expected a point [idle_ns, exit_ns]") == 0);
   CHECK(parse_error("{\"format\": 1, \"format\": 2}").find("duplicate key") != std::string::npos);
+}
+
+TEST_CASE(
+    "calibration applied: an idle-exit curve replaces the scenario's halt-poll step, and both given is an "
+    "error") {
+  auto doc = calibration_doc({});
+  doc["machine"]["idle_exit_curve"] = {{2000, 0}, {100000, 9000}};
+  config::LoadOptions lo;
+  lo.calibration = config::parse_calibration_text(doc.dump(), "cal.json");
+  auto text = nlohmann::json::parse(kQueueScenario);
+  text["machine"]["idle_exit_ns"] = 30000;
+  text["machine"]["halt_poll_ns"] = 5000;
+  const auto s = config::load_scenario_text(text.dump(), "q.json", lo);
+  CHECK(s.at("/machine/idle_exit_curve") == nlohmann::json::parse("[[2000, 0], [100000, 9000]]"));
+  CHECK(s.at("/machine/idle_exit_ns") == 0);
+  CHECK(s.at("/machine/halt_poll_ns") == 0);
+  // Without a calibration, a scenario that gives both ways is refused, naming the field.
+  text["machine"]["idle_exit_curve"] = {{2000, 0}, {100000, 9000}};
+  try {
+    config::load_scenario_text(text.dump(), "q.json");
+    FAIL("expected an InputError");
+  } catch (const config::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("/machine/idle_exit_ns: expected 0 with machine.idle_exit_curve"));
+  }
+  // Points out of order are refused by the schema.
+  text["machine"].erase("idle_exit_ns");
+  text["machine"].erase("halt_poll_ns");
+  text["machine"]["idle_exit_curve"] = {{2000, 0}, {2000, 9000}};
+  try {
+    config::load_scenario_text(text.dump(), "q.json");
+    FAIL("expected an InputError");
+  } catch (const config::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("/machine/idle_exit_curve/1/0: expected more than 2000"));
+  }
 }
 
 TEST_CASE(

@@ -168,6 +168,39 @@ TEST_CASE("sched: a wake-up to a halted CPU pays the idle-exit latency, to a pol
 }
 
 TEST_CASE(
+    "sched: with an idle-exit curve a wake-up's delay grows with the idle time, linear between points") {
+  // 0 after 2 us of idle, 10 us after 100 us, 50 us after 1 ms, flat beyond: a VM's halted vCPU.
+  MachineSpec m = machine(2, SchedPolicy::Eevdf);
+  m.sched.idle_exit_curve = {{2e3, 0}, {100e3, 10e3}, {1e6, 50e3}};
+  CHECK(m.sched.idle_exit_after(1e3) == 0);
+  CHECK(m.sched.idle_exit_after(51e3) == Approx(5e3));
+  CHECK(m.sched.idle_exit_after(550e3) == Approx(30e3));
+  CHECK(m.sched.idle_exit_after(5e6) == Approx(50e3));
+  Engine e(m, PrimitiveCosts{});
+  std::vector<TimeNs> ran;
+  Thread& sleeper = e.spawn("sleeper", "app", 1, [&] {
+    for (int i = 0; i < 2; ++i) {
+      current().park();
+      ran.push_back(now_ns());
+    }
+  });
+  TimeNs woken_at = 0;
+  e.spawn("waker", "app", 0, [&] {
+    current().compute(550e3, intern("work"));  // CPU 0 stays busy: only CPU 1 idles
+    sleeper.unpark();                          // CPU 1 idle 550 us: 30 us
+    current().compute(51e3, intern("work"));   // the sleeper parked again at once
+    woken_at = now_ns();
+    sleeper.unpark();
+  });
+  e.run_until_ns(1e9);
+  REQUIRE(ran.size() == 2);
+  CHECK(ran[0] == Approx(550e3 + 30e3));
+  // Woken at 601 us, CPU 1 idle since 580 us: 21 us of idle, (21 - 2) / 98 of the way to 10 us.
+  CHECK(woken_at == Approx(601e3));
+  CHECK(ran[1] == Approx(601e3 + 19.0 / 98 * 10e3));
+}
+
+TEST_CASE(
     "sched: a thread that wakes another onto its own CPU and then sleeps hands the CPU over with a switch, "
     "not an idle wake-up") {
   // The kernel's try_to_wake_up puts the wakee on the waker's run queue at once, so the waker's

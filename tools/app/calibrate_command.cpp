@@ -27,10 +27,17 @@ std::string render_calibration(const config::Calibration& c) {
       fmt::format("machine: {} cores, {:.3g} GHz ({}); one-way wake-up to an idle CPU {}, to a busy CPU {}\n",
                   c.machine.cores, c.machine.ghz, c.machine.ghz_source, ns(c.machine.wake_idle_ns),
                   ns(c.machine.wake_busy_ns));
-  out += fmt::format(
-      "idle CPUs: a wake-up after more than {} of idle pays {} more (machine.halt_poll_ns, "
-      "machine.idle_exit_ns)\n",
-      ns(c.machine.halt_poll_ns), ns(c.machine.idle_exit_ns));
+  if (c.machine.idle_exit_curve) {
+    std::string points;
+    for (const auto& [idle, exit] : *c.machine.idle_exit_curve)
+      points += fmt::format("{}{:.0f} us: +{:.0f} ns", points.empty() ? "" : ", ", idle / 1e3, exit);
+    out += fmt::format("idle CPUs: a wake-up after idle of {} (machine.idle_exit_curve)\n", points);
+  } else {
+    out += fmt::format(
+        "idle CPUs: a wake-up after more than {} of idle pays {} more (machine.halt_poll_ns, "
+        "machine.idle_exit_ns)\n",
+        ns(c.machine.halt_poll_ns), ns(c.machine.idle_exit_ns));
+  }
   out +=
       fmt::format("kernel preemption model: {} (machine.preempt)\n", c.machine.preempt.value_or("not known"));
   out += fmt::format("{} entries keep their defaults (listed with the reason in defaults_kept)\n",
