@@ -64,33 +64,50 @@ if cpu:
 for o in t.get("orderings", []):
     print("all clear host orderings of %s (any two configurations): %d, kept by the model: %d" % (
         o["metric"], o["clear"], o["held"]))
-# The host's drift: each host run's throughput against its point's mean, and the CPU speed probe
-# taken just before it (run_info.json cpu_speed, host/speed_probe.hpp). A strong negative
-# correlation says the runs' spread is the machine's speed, not the workload's noise.
+# The host's drift: each host run's throughput against its point's mean, and the probes taken
+# just before it (run_info.json): the CPU speed (cpu_speed, host/speed_probe.hpp) and an idle CPU's
+# wake-up (idle_wake, host/wake_probe.hpp). A strong correlation says the runs' spread is the
+# machine's state, not the workload's noise.
 host_dir = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), t.get("host_dir", "host"))
-by_point_runs = {}
+PROBES = [("cpu_speed", "ns_per_add", "host CPU speed probe", "ns per add", 3),
+          ("idle_wake", "one_way_ns", "host idle-wake probe", "ns one-way", 0)]
+by_point_runs = {}  # point -> [(run name, {probe: value}, ops)]
 for info_path in glob.glob(os.path.join(host_dir, "points", "*", "run_info.json")):
     info = json.load(open(info_path))
-    probe = (info.get("cpu_speed") or {}).get("before", {}).get("ns_per_add")
     res_path = os.path.join(os.path.dirname(info_path), "results.json")
-    if probe is None or not os.path.exists(res_path):
+    if not os.path.exists(res_path):
         continue
+    probes = {}
+    for section, key, _, _, _ in PROBES:
+        v = ((info.get(section) or {}).get("before") or {}).get(key)
+        if v is not None:
+            probes[section] = v
     ops = json.load(open(res_path))["throughput"]["ops_per_s"]
-    point = os.path.basename(os.path.dirname(info_path)).rsplit(",rep=", 1)[0]
-    by_point_runs.setdefault(point, []).append((probe, ops))
-xs, ys = [], []
+    run = os.path.basename(os.path.dirname(info_path))
+    by_point_runs.setdefault(run.rsplit(",rep=", 1)[0], []).append((run, probes, ops))
+deviations = []  # (run, probes, throughput against its point's mean - 1)
 for runs in by_point_runs.values():
     if len(runs) < 2:
         continue
-    mean = sum(o for _, o in runs) / len(runs)
-    for probe, ops in runs:
-        xs.append(probe)
-        ys.append(ops / mean - 1)
-if len(xs) >= 3:
+    mean = sum(o for _, _, o in runs) / len(runs)
+    deviations += [(run, probes, ops / mean - 1) for run, probes, ops in runs]
+for section, key, label, unit, digits in PROBES:
+    pairs = [(p[section], d) for _, p, d in deviations if section in p]
+    if len(pairs) < 3:
+        continue
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
     try:
         r = statistics.correlation(xs, ys)
     except statistics.StatisticsError:  # one of them constant
         r = float("nan")
-    print("host CPU speed probe over %d runs: %.3f to %.3f ns per add (median %.3f); correlation of a run's "
-          "throughput (against its point's mean) with it: r = %.2f" % (
-              len(xs), min(xs), max(xs), statistics.median_high(xs), r))
+    print("%s over %d runs: %.*f to %.*f %s (median %.*f); correlation of a run's throughput (against its "
+          "point's mean) with it: r = %.2f" % (label, len(xs), digits, min(xs), digits, max(xs), unit, digits,
+                                               statistics.median_high(xs), r))
+# Runs whose idle wake-up took more than twice the runs' median: a slow period of the machine.
+wakes = [p["idle_wake"] for _, p, _ in deviations if "idle_wake" in p]
+if len(wakes) >= 3:
+    typical = statistics.median_high(wakes)
+    slow = sorted((r, p["idle_wake"], d) for r, p, d in deviations if p.get("idle_wake", 0) > 2 * typical)
+    print("runs with an idle wake-up over twice the median (%.0f ns): %d of %d" % (typical, len(slow), len(wakes)))
+    for run, w, d in slow:
+        print("- %s: %.0f ns, throughput %+.0f %% against its point's mean" % (run, w, 100 * d))

@@ -133,6 +133,10 @@ double per_call_ns(int chunks, int chunk, Op op) {
   return t[t.size() / 2];
 }
 
+// One-way times (ns) of `iters` futex wake-ups, from the calling thread (pinned to b.cpu_a) to a
+// thread asleep on b.cpu_b after b.cpu_b had nothing to do for idle_ns; host/wake_probe.hpp.
+std::vector<double> idle_wake_one_way(const Bench& b, int iters, double idle_ns);
+
 // One benchmark per file; each appends its figures to m.
 void measure_syscalls(const Bench& b, Measurements& m);
 void measure_locks(const Bench& b, Measurements& m);

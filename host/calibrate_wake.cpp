@@ -177,6 +177,10 @@ PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
 
 }  // namespace
 
+std::vector<double> idle_wake_one_way(const Bench& b, int iters, double idle_ns) {
+  return wake_other_cpu(b, iters, Target::Idle, idle_ns).one_way;
+}
+
 void measure_wakeups(const Bench& b, Measurements& m) {
   run_pinned(b, b.cpu_a, [&] {
     for (int r = 0; r < b.rounds(60) && !b.stopping(); ++r) {

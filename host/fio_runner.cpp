@@ -37,6 +37,7 @@
 #include "host/quiet.hpp"
 #include "host/ring_setup.hpp"
 #include "host/speed_probe.hpp"
+#include "host/wake_probe.hpp"
 #include "tools/app/scenario_to_fio.hpp"
 
 namespace uringsim::host {
@@ -524,6 +525,8 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   const QuietOutcome quiet = wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard);
   guard.throw_if_aborted();
   const SpeedProbe speed_before = probe_cpu_speed();
+  const std::optional<WakeProbe> wake_before = probe_idle_wake(guard);
+  guard.throw_if_aborted();
 
   const std::vector<std::string> argv = {fio_path, "--output-format=normal,json",
                                          "--output=" + out_path.string(), "--eta=never", job_path.string()};
@@ -596,6 +599,7 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   info["other_cpu_pct"] = cw.other_cpu_pct ? json(*cw.other_cpu_pct) : json();
   info["quiet_wait"] = quiet.to_json();
   info["cpu_speed"] = {{"before", speed_before.to_json()}, {"after", probe_cpu_speed().to_json()}};
+  info["idle_wake"] = {{"before", wake_probe_json(wake_before)}};
   info["ignored_fields"] = ignored;
   info["peak_rss_bytes"] = analysis::peak_rss_bytes();
   std::string command;

@@ -66,6 +66,7 @@ nlohmann::json host_run_info(const config::Scenario& s, const MachineInfo& m, co
   j["runner_cpu_pct"] = run.cpu.runner_cpu_pct;
   j["quiet_wait"] = run.quiet.to_json();
   j["cpu_speed"] = {{"before", run.speed_before.to_json()}, {"after", run.speed_after.to_json()}};
+  j["idle_wake"] = {{"before", wake_probe_json(run.wake_before)}};
   j["ignored_fields"] = ignored;
   j["peak_rss_bytes"] = analysis::peak_rss_bytes();
   return j;

@@ -29,6 +29,8 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   r.quiet = wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard);
   guard.throw_if_aborted();
   r.speed_before = probe_cpu_speed();
+  r.wake_before = probe_idle_wake(guard);
+  guard.throw_if_aborted();
 
   WindowPlan plan;
   plan.warmup_ns = metrics.config().warmup_ns;

@@ -16,6 +16,7 @@
 #include "host/quiet.hpp"
 #include "host/speed_probe.hpp"
 #include "host/startup.hpp"
+#include "host/wake_probe.hpp"
 #include "host/window.hpp"
 
 namespace uringsim::host {
@@ -27,6 +28,9 @@ struct FrameResult {
   QuietOutcome quiet;
   double wall_s = 0;                     // t0 to the end of the window
   SpeedProbe speed_before, speed_after;  // the CPU's speed just before and after (host/speed_probe.hpp)
+  // An idle CPU's wake-up just before (host/wake_probe.hpp); not after: by then the run's stop is
+  // requested, which ends any bounded wait, the probe's too.
+  std::optional<WakeProbe> wake_before;
 };
 
 // The hard time limit of a run: the quiet wait, warm-up and window, plus this margin for setup and

@@ -89,6 +89,15 @@ void check_run_info(const json& info) {
     CHECK(p["min_ns_per_add"].get<double>() <= p["ns_per_add"].get<double>());
     CHECK(p["ns_per_add"].get<double>() <= p["max_ns_per_add"].get<double>());
   }
+  // An idle CPU's wake-up just before the window (host/wake_probe.hpp): null with one CPU only.
+  REQUIRE(info.contains("idle_wake"));
+  const json& w = info["idle_wake"]["before"];
+  if (!w.is_null()) {
+    CHECK(w["samples"].get<int>() >= 1);
+    CHECK(w["min_ns"].get<double>() > 0);
+    CHECK(w["min_ns"].get<double>() <= w["one_way_ns"].get<double>());
+    CHECK(w["one_way_ns"].get<double>() <= w["max_ns"].get<double>());
+  }
 }
 
 // A short echo run of `workload` through the command; its results.json.

@@ -167,4 +167,15 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   CHECK(probe > 0);
   CHECK(sp["vs_calibration"]["median"].get<double>() == Approx(probe / 0.5));
   CHECK(other.output.find("twin: the host's CPU speed before its 1 runs") != std::string::npos);
+  // The idle-wake probe, against the calibration's machine.wake_idle_ns (null with one CPU).
+  const json wk = json::parse(slurp(d / "out" / "twin.json")).at("host_idle_wake");
+  if (!wk.is_null()) {
+    CHECK(wk["runs"] == 1);
+    const double wake = wk["one_way_ns"]["median"].get<double>();
+    CHECK(wake > 0);
+    CHECK(wk["vs_calibration"]["median"].get<double>() ==
+          Approx(wake / cal["machine"]["wake_idle_ns"].get<double>()));
+    CHECK(other.output.find("twin: the host's wake-up of an idle CPU before its 1 runs") !=
+          std::string::npos);
+  }
 }

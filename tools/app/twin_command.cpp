@@ -256,29 +256,33 @@ json calibration_machine(const std::string& path, const config::Calibration& c,
 // spread, and against the calibration's own probe where it has one (a ratio of ns per add, above
 // 1 where the host ran slower). Reported, not corrected for: the kernel's paths need not slow
 // down as an add chain does.
-json host_speed(std::vector<double> speeds, const std::optional<config::Calibration>& calibration,
-                bool quiet) {
-  if (speeds.empty()) return nullptr;
-  std::sort(speeds.begin(), speeds.end());
-  const auto n = speeds.size();
-  json out = {{"ns_per_add", {{"median", speeds[n / 2]}, {"min", speeds.front()}, {"max", speeds.back()}}},
+// A probe taken before each host run (run_info.json), over the runs: its median and range under
+// `key`, and the same as multiples of the calibration's own reading where it has one.
+json probe_spread(std::vector<double> v, const std::optional<double>& reference, const std::string& key) {
+  if (v.empty()) return nullptr;
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  json out = {{key, {{"median", v[n / 2]}, {"min", v.front()}, {"max", v.back()}}},
               {"runs", n},
               {"vs_calibration", nullptr}};
-  if (!quiet)
-    std::cerr << fmt::format(
-        "twin: the host's CPU speed before its {} runs: median {:.3f} ns per dependent add, from {:.3f} to "
-        "{:.3f}\n",
-        n, speeds[n / 2], speeds.front(), speeds.back());
-  if (!calibration) return out;
-  const auto ref = calibration->machine.speed_ns_per_add;
-  if (!ref || *ref <= 0) return out;
-  out["vs_calibration"] = {
-      {"median", speeds[n / 2] / *ref}, {"min", speeds.front() / *ref}, {"max", speeds.back() / *ref}};
-  if (!quiet)
-    std::cerr << fmt::format(
-        "twin: that is {:.2f}x the calibration's time per add (from {:.2f}x to {:.2f}x)\n",
-        speeds[n / 2] / *ref, speeds.front() / *ref, speeds.back() / *ref);
+  if (reference && *reference > 0)
+    out["vs_calibration"] = {
+        {"median", v[n / 2] / *reference}, {"min", v.front() / *reference}, {"max", v.back() / *reference}};
   return out;
+}
+
+void say_probe(const json& p, const std::string& key, const std::string& what, const std::string& unit,
+               int digits) {
+  if (p.is_null()) return;
+  const json& v = p.at(key);
+  std::cerr << fmt::format("twin: {} before its {} runs: median {:.{}f} {}, from {:.{}f} to {:.{}f}\n", what,
+                           p.at("runs").get<int>(), v.at("median").get<double>(), digits, unit,
+                           v.at("min").get<double>(), digits, v.at("max").get<double>(), digits);
+  const json& r = p.at("vs_calibration");
+  if (!r.is_null())
+    std::cerr << fmt::format("twin: that is {:.2f}x the calibration's (from {:.2f}x to {:.2f}x)\n",
+                             r.at("median").get<double>(), r.at("min").get<double>(),
+                             r.at("max").get<double>());
 }
 
 }  // namespace
@@ -343,6 +347,7 @@ int cmd_twin(const TwinOptions& o) {
         o.calibration.empty() ? std::nullopt : std::optional(config::load_calibration_file(o.calibration));
     std::set<std::string> host_cpus;  // the CPU models the host runs recorded
     std::vector<double> host_speeds;  // their CPU speed probes before each window, ns per add
+    std::vector<double> host_wakes;   // their idle-wake probes before each window, ns one-way
     for (const auto& row : host_sweep.at("points")) {
       const fs::path info = fs::path(host.out_dir) /
                             fs::path(row.at("results").get<std::string>()).parent_path() / "run_info.json";
@@ -353,6 +358,8 @@ int cmd_twin(const TwinOptions& o) {
         host_cpus.insert(ri["cpu_model"].get<std::string>());
       static const json::json_pointer probe("/cpu_speed/before/ns_per_add");
       if (ri.contains(probe) && ri.at(probe).is_number()) host_speeds.push_back(ri.at(probe).get<double>());
+      static const json::json_pointer wake("/idle_wake/before/one_way_ns");
+      if (ri.contains(wake) && ri.at(wake).is_number()) host_wakes.push_back(ri.at(wake).get<double>());
       if (ri.contains("ignored_fields"))
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
@@ -368,11 +375,20 @@ int cmd_twin(const TwinOptions& o) {
         {"model_only_fields", ignored_list},
         {"calibration_machine",
          calibration ? calibration_machine(o.calibration, *calibration, host_cpus, o.quiet) : json()},
-        {"host_speed", host_speed(host_speeds, calibration, o.quiet)},
+        {"host_speed",
+         probe_spread(host_speeds, calibration ? calibration->machine.speed_ns_per_add : std::nullopt,
+                      "ns_per_add")},
+        {"host_idle_wake",
+         probe_spread(host_wakes, calibration ? calibration->machine.wake_idle_ns : std::nullopt,
+                      "one_way_ns")},
         {"rows", joined.at("rows")},
         {"summary", joined.at("summary")},
         {"orderings",
          {twin::orderings(joined, "throughput.ops_per_s"), twin::orderings(joined, "latency_us.p50")}}};
+    if (!o.quiet) {
+      say_probe(out["host_speed"], "ns_per_add", "the host's CPU speed", "ns per dependent add", 3);
+      say_probe(out["host_idle_wake"], "one_way_ns", "the host's wake-up of an idle CPU", "ns one-way", 0);
+    }
     analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
     analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
     if (!o.quiet) {
