@@ -41,6 +41,7 @@ std::uint64_t ConnectionCache::distance(int conn) const {
 }
 
 sim::Cycles ConnectionCache::touch(int conn) {
+  if (cold_ == 0) return 0;  // nothing to pay at any distance: skip the O(log n) bookkeeping
   const double d = static_cast<double>(distance(conn));
   auto& by_conn = index_->set.get<0>();
   const auto it = by_conn.find(conn);

@@ -22,7 +22,8 @@ class ConnectionCache {
   ConnectionCache& operator=(const ConnectionCache&) = delete;
 
   // A send or recv on conn: the extra cycles its misses cost. Never touched before counts as
-  // touched before all the others (its state was set up at the start).
+  // touched before all the others (its state was set up at the start). With cold_cycles 0 it
+  // records nothing (distance() then knows no touch), as the default cost table has it.
   sim::Cycles touch(int conn);
 
   // The LRU stack distance a touch of conn would have now: distinct connections touched since
