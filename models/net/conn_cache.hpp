@@ -3,7 +3,7 @@
 // socket state (struct sock and tcp_sock, their queues, the skbs, the epoll item) on both ends;
 // with few connections that stays in the cache, with many the others evict it between two
 // touches, and the call stalls on the misses. What is measured (uringsim calibrate, a rotation over
-// n connections) is the cost per call against n: flat to a few hundred connections, then rising.
+// n connections) is the cost per call against n: flat to about a hundred connections, then rising.
 // The model: a touch after d distinct connections' touches (its LRU stack distance, itself
 // included) pays tcp_cold_cycles x max(0, 1 - tcp_cache_connections / d), the share of a
 // d-connection working set that a cache holding tcp_cache_connections of them cannot keep.
