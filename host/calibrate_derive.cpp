@@ -427,14 +427,9 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     for (const auto& v : m.tcp_many_pair) rounds = std::min(rounds, v.size());
     for (std::size_t r = 0; r < rounds; ++r) {
       std::vector<double> y;
-      double fy = 0, ff = 0;
-      for (std::size_t k = 1; k < m.tcp_many_n.size(); ++k) {
+      for (std::size_t k = 1; k < m.tcp_many_n.size(); ++k)
         y.push_back(m.tcp_many_pair[k][r] - m.tcp_many_pair[0][r]);
-        const double f = std::max(0.0, 1 - fit.k / m.tcp_many_n[k]);
-        fy += f * y.back();
-        ff += f * f;
-      }
-      cold_rounds.push_back(ff > 0 ? e.cyc(std::max(0.0, fy / ff)) / 2 : 0);
+      cold_rounds.push_back(e.cyc(std::max(0.0, fit_cache_m(n, y, fit.k))) / 2);
       k_rounds.push_back(fit_cache(n, y).k);
     }
     e.put("tcp_cold_cycles", e.cyc(fit.m) / 2,

@@ -53,6 +53,16 @@ Line fit_line(const std::vector<double>& x, const std::vector<double>& y) {
   return {my - b * mx, b};
 }
 
+double fit_cache_m(const std::vector<double>& n, const std::vector<double>& y, double k) {
+  double fy = 0, ff = 0;
+  for (std::size_t i = 0; i < n.size() && i < y.size(); ++i) {
+    const double f = std::max(0.0, 1 - k / n[i]);
+    fy += f * y[i];
+    ff += f * f;
+  }
+  return ff > 0 ? fy / ff : 0;
+}
+
 CacheFit fit_cache(const std::vector<double>& n, const std::vector<double>& y) {
   if (n.empty() || n.size() != y.size()) throw std::invalid_argument("fit_cache: n and y differ in size");
   if (std::any_of(n.begin(), n.end(), [](double v) { return !(v >= 1); }))
@@ -62,14 +72,8 @@ CacheFit fit_cache(const std::vector<double>& n, const std::vector<double>& y) {
   double best_sse = 0;
   for (double v : y) best_sse += v * v;  // m = 0
   for (double k = 1; k <= top; k += 1) {
-    double fy = 0, ff = 0;
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const double f = std::max(0.0, 1 - k / n[i]);
-      fy += f * y[i];
-      ff += f * f;
-    }
-    if (ff <= 0 || fy <= 0) continue;
-    const double m = fy / ff;
+    const double m = fit_cache_m(n, y, k);
+    if (m <= 0) continue;
     double sse = 0;
     for (std::size_t i = 0; i < n.size(); ++i) {
       const double r = y[i] - m * std::max(0.0, 1 - k / n[i]);

@@ -31,5 +31,7 @@ struct CacheFit {
   double m = 0, k = 0;
 };
 CacheFit fit_cache(const std::vector<double>& n, const std::vector<double>& y);
+// The best m for a given k (0 where no n exceeds k); the inner step of fit_cache.
+double fit_cache_m(const std::vector<double>& n, const std::vector<double>& y, double k);
 
 }  // namespace uringsim::host::calib

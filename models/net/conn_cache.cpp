@@ -33,18 +33,22 @@ ConnectionCache::~ConnectionCache() = default;
 
 std::uint64_t ConnectionCache::distance(int conn) const {
   const auto& by_conn = index_->set.get<0>();
-  const auto it = by_conn.find(conn);
+  return distance_of(by_conn.find(conn));
+}
+
+template <typename It>
+std::uint64_t ConnectionCache::distance_of(It it) const {
   const std::uint64_t n = index_->set.size();
-  if (it == by_conn.end()) return n + 1;
-  const auto& by_time = index_->set.get<1>();
-  return n - by_time.rank(index_->set.project<1>(it));  // those after it, and itself
+  if (it == index_->set.template get<0>().end()) return n + 1;
+  return n - index_->set.template get<1>().rank(
+                 index_->set.template project<1>(it));  // those after it, and itself
 }
 
 sim::Cycles ConnectionCache::touch(int conn) {
   if (cold_ == 0) return 0;  // nothing to pay at any distance: skip the O(log n) bookkeeping
-  const double d = static_cast<double>(distance(conn));
   auto& by_conn = index_->set.get<0>();
-  const auto it = by_conn.find(conn);
+  const auto it = by_conn.find(conn);  // one lookup for the distance and the update
+  const double d = static_cast<double>(distance_of(it));
   const std::uint64_t now = ++clock_;
   if (it == by_conn.end())
     index_->set.insert({conn, now});

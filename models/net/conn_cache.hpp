@@ -32,6 +32,8 @@ class ConnectionCache {
 
  private:
   struct Index;
+  template <typename It>
+  std::uint64_t distance_of(It by_conn_position) const;
   sim::Cycles cold_;
   double fits_;
   std::uint64_t clock_ = 0;
