@@ -38,7 +38,9 @@ namespace uringsim::host {
 namespace {
 
 using Clock = RunGuard::Clock;
-constexpr std::uint64_t kStopTag = ~std::uint64_t{0};  // the server's poll on the stop eventfd
+constexpr std::uint64_t kStopTag = ~std::uint64_t{0};    // the server's poll on the stop eventfd
+constexpr std::uint64_t kCancelTag = ~std::uint64_t{1};  // the teardown's cancel of everything in flight
+constexpr std::int64_t kDrainNs = 2'000'000'000;         // how long the teardown waits for it
 constexpr std::uint32_t kStopEvent = ~std::uint32_t{0};
 // The clients' first messages are spread over this span so they do not all arrive at once (as
 // the model does).
@@ -208,6 +210,7 @@ class Server {
     struct Teardown {
       Server* s;
       ~Teardown() {
+        s->drain_in_flight();
         io_uring_queue_exit(&s->ring_);
         s->conns_.clear();
       }
@@ -363,6 +366,29 @@ class Server {
       io_uring_cq_advance(&ring_, n);
       cqes_ += n;
       if (stopping) return;
+    }
+  }
+
+  // Before the buffers go: cancels what is in flight and reaps it, for at most kDrainNs. The ring's
+  // exit cancels too, but does not wait; an io-wq worker could still run a queued send from a
+  // freed buffer, and a client still reading would take the allocator's bytes for an echo.
+  void drain_in_flight() noexcept {
+    in_flight_ -= io_uring_sq_ready(&ring_);  // prepared, never submitted: the kernel never saw them
+    if (in_flight_ <= 0) return;
+    if (io_uring_sqe* e = io_uring_get_sqe(&ring_)) {
+      io_uring_prep_cancel64(e, 0, IORING_ASYNC_CANCEL_ANY);
+      io_uring_sqe_set_data64(e, kCancelTag);
+      io_uring_submit(&ring_);
+    }
+    const auto until = Clock::now() + std::chrono::nanoseconds(kDrainNs);
+    while (in_flight_ > 0 && Clock::now() < until) {
+      __kernel_timespec ts{0, 10'000'000};
+      io_uring_cqe* cqe = nullptr;
+      if (io_uring_wait_cqe_timeout(&ring_, &cqe, &ts) != 0 || !cqe) continue;
+      // A recv or send ends with its CQE without F_MORE (a multishot recv's last one).
+      const std::uint64_t tag = cqe->user_data;
+      if (tag != kStopTag && tag != kCancelTag && (cqe->flags & IORING_CQE_F_MORE) == 0) --in_flight_;
+      io_uring_cqe_seen(&ring_, cqe);
     }
   }
 
