@@ -232,6 +232,8 @@ class Server {
 
   std::uint64_t failed_ops() const { return failed_; }
   std::uint64_t errors_after_stop() const { return errors_after_stop_; }
+  std::int64_t in_flight_at_stop() const { return in_flight_at_stop_; }
+  std::int64_t left_in_flight() const { return left_in_flight_; }
   const std::map<std::string, std::uint64_t>& failed_by_error() const { return failed_by_error_; }
   std::uint64_t sqes_submitted() const { return sqes_; }
   std::uint64_t cqes_reaped() const { return cqes_; }
@@ -374,6 +376,7 @@ class Server {
   // freed buffer, and a client still reading would take the allocator's bytes for an echo.
   void drain_in_flight() noexcept {
     in_flight_ -= io_uring_sq_ready(&ring_);  // prepared, never submitted: the kernel never saw them
+    in_flight_at_stop_ = in_flight_;
     if (in_flight_ <= 0) return;
     if (io_uring_sqe* e = io_uring_get_sqe(&ring_)) {
       io_uring_prep_cancel64(e, 0, IORING_ASYNC_CANCEL_ANY);
@@ -390,6 +393,7 @@ class Server {
       if (tag != kStopTag && tag != kCancelTag && (cqe->flags & IORING_CQE_F_MORE) == 0) --in_flight_;
       io_uring_cqe_seen(&ring_, cqe);
     }
+    left_in_flight_ = in_flight_;
   }
 
   // An error CQE: true if the request is to be submitted again (the model retries a cancelled
@@ -567,9 +571,10 @@ class Server {
   BufRing bufs_;             // unmapped with the Server, after main()'s Teardown exited the ring
   std::vector<Conn> conns_;
   std::int64_t in_flight_ = 0;  // recvs and sends whose last CQE has not come (the stop poll aside)
-  unsigned held_ = 0;           // buffers of the ring received and not yet given back
-  unsigned promised_ = 0;       // re-armed recvs yet to give their first CQE (Conn::promised)
-  std::deque<int> waiting_;     // connections whose multishot recv waits for a buffer to re-arm
+  std::int64_t in_flight_at_stop_ = 0, left_in_flight_ = 0;  // when the teardown began, and ended
+  unsigned held_ = 0;        // buffers of the ring received and not yet given back
+  unsigned promised_ = 0;    // re-armed recvs yet to give their first CQE (Conn::promised)
+  std::deque<int> waiting_;  // connections whose multishot recv waits for a buffer to re-arm
   bool seen_multishot_ = false;
   std::map<std::string, std::uint64_t> failed_by_error_;  // failed_ by errno name
   std::uint64_t failed_ = 0, errors_after_stop_ = 0, sqes_ = 0, cqes_ = 0, rearms_ = 0, enobufs_ = 0;
@@ -812,6 +817,8 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
                          {"failed_ops", server.failed_ops()},
                          {"failed_by_error", server.failed_by_error()},
                          {"errors_after_stop", server.errors_after_stop()},
+                         {"in_flight_at_stop", server.in_flight_at_stop()},
+                         {"left_in_flight", server.left_in_flight()},
                          {"wait_nr", p.wait_nr},
                          {"recv_mode", p.multishot ? "multishot" : "single"}};
   if (p.multishot) {
