@@ -158,7 +158,11 @@ class Eevdf final : public FairPolicy {
   }
   void set_next(Rq&, Thread& t) override { t.sched().protect = true; }
   bool wakeup_preempt(Rq& rq, Thread& curr, Thread& wakee) override { return pick(rq, &curr) == &wakee; }
-  bool tick_preempt(Rq& rq, Thread& curr) override { return pick(rq, &curr) != &curr; }
+  // update_curr at a tick: a thread inside its protected slice is not rescheduled, eligible or
+  // not (only a wake-up's pick drops an ineligible one's protection); past it, the pick decides.
+  bool tick_preempt(Rq& rq, Thread& curr) override {
+    return !curr.sched().protect && pick(rq, &curr) != &curr;
+  }
 
  private:
   static constexpr double kEps = 1e-3;  // ns of virtual time

@@ -56,6 +56,29 @@ TEST_CASE(
   CHECK(e.scheduler().context_switches() == 49);
 }
 
+TEST_CASE(
+    "sched: EEVDF, a thread inside its slice keeps the CPU at a tick even when it is no longer eligible") {
+  // A 3 ms slice and a 1 ms tick: the running thread stops being eligible within its first tick
+  // (the other waits at the average), but update_curr reschedules it only once its deadline is
+  // reached, so the two alternate in whole slices, rounded up to the tick, not every tick.
+  MachineSpec m = machine(1, SchedPolicy::Eevdf, 1000);
+  m.sched.base_slice_ns = 3 * kMs;
+  Engine e(m, PrimitiveCosts{});
+  std::vector<TimeNs> ends;
+  for (const char* name : {"a", "b"})
+    e.spawn(name, "app", 0, [&] {
+      current().compute(30 * kMs, intern("work"));
+      ends.push_back(now_ns());
+    });
+  e.run_until_ns(1e9);
+  INFO("preemptions " << e.scheduler().preemptions() << ", switches " << e.scheduler().context_switches());
+  REQUIRE(ends.size() == 2);
+  CHECK(ends[1] == Approx(60 * kMs));
+  // 60 ms in stretches of a whole slice or more: at most 20. (Preempting it at the first tick at
+  // which it is not eligible, as this model did before, gives 38.)
+  CHECK(e.scheduler().preemptions() <= 20);
+}
+
 TEST_CASE("sched: a nice -15 thread gets the CPU in the ratio of the weight table against nice 0") {
   Engine e(machine(1, SchedPolicy::Eevdf), PrimitiveCosts{});
   int heavy = 0, light = 0;
