@@ -479,8 +479,8 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
         fmt::format(
             "send() of 64 B to a socket with a poll armed (the wake callback queues task_work, which "
             "DEFER_TASKRUN does not run there) {:.0f} ns - the same send() with nothing armed {:.0f} ns = "
-            "{:.0f} cycles, less the task_lock section the model takes (spin_lock_fast {:.0f}) = {:.0f} "
-            "cycles",
+            "{:.0f} cycles, less the task list's atomic the model charges (llist_add, a spin_lock_fast "
+            "{:.0f}) = {:.0f} cycles",
             armed, plain, e.cyc(armed - plain), sp, woke),
         scaled(minus(m.poll_send_armed, m.poll_send_plain), G));
     const double ge = median(m.poll_getevents), en = median(m.poll_enter_null);
@@ -490,7 +490,8 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
         fmt::format(
             "io_uring_enter(GETEVENTS, min 1) that runs that task_work (the poll's handler posts the CQE) "
             "{:.0f} ns - the same call with nothing to do {:.0f} ns = {:.0f} cycles, less the CQE (cqe_post "
-            "{:.0f}) and the task_lock, completion_lock and uring_lock sections (2 x {:.0f} + {:.0f}) = "
+            "{:.0f}) and the task list's llist_del_all, the completion_lock and uring_lock sections (2 x "
+            "{:.0f} + {:.0f}) = "
             "{:.0f} cycles",
             ge, en, e.cyc(ge - en), post, sp, mx, v_tw),
         scaled(minus(m.poll_getevents, m.poll_enter_null), G));
@@ -516,7 +517,8 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
             "NOP batches (n = 1..32) fitted as T(n) = a + b n, the submitter and its one io-wq worker "
             "(IORING_REGISTER_IOWQ_MAX_WORKERS 1) pinned to one CPU: b = {:.1f} ns with IOSQE_ASYNC, "
             "{:.1f} ns inline; the difference, {:.1f} ns = {:.0f} cycles per item, less {} spin_lock_fast "
-            "sections ({:.0f}) and the task_work item that frees the request (tw_add + tw_run, {:.0f}) is "
+            "sections or atomics ({:.0f}) and the task_work item that frees the request (tw_add + tw_run, "
+            "{:.0f}) is "
             "the io-wq work per item, {:.0f} cycles (the intercepts, {:.0f} ns vs {:.0f} ns, hold the two "
             "hand-offs, a wake-up and a switch each way, charged by the wake-up entries)",
             bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, free_tw, item, aw, ai),

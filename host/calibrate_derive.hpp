@@ -7,12 +7,13 @@
 
 namespace uringsim::host::calib {
 
-// Lock sections the model runs per IOSQE_ASYNC NOP beyond an inline one, in a batch worked
-// through by one io-wq worker, with era 6.x's io-wq locking (the host's kernel): 1 in the submitter
-// (the work list at enqueue; since 6.6 the free worker is found under RCU), 4 in the worker (the
-// list at get_work, the worker list at __io_worker_busy, the completion_lock, and the task_lock
-// of the task_work that frees the request). Counted from `uringsim run --locks`;
-// tests/test_calibrate.cpp checks it against the model.
+// Uncontended spinlock sections (or atomics of the same cost) the model runs per IOSQE_ASYNC NOP
+// beyond an inline one, in a batch worked through by one io-wq worker, with era 6.x's io-wq
+// locking (the host's kernel): 1 in the submitter (the work list at enqueue; since 6.6 the free
+// worker is found under RCU), 4 in the worker (the list at get_work, the worker list at
+// __io_worker_busy, the completion_lock, and the llist_add of the task_work that frees the
+// request, an atomic on tctx->task_list). Counted from `uringsim run --locks` and results.json's
+// `atomics`; tests/test_calibrate.cpp checks it against the model.
 inline constexpr int kIowqSpinSectionsPerItem = 5;
 
 // Every key of the cost table ends up in `costs` or in `defaults_kept` with its reason.

@@ -13,6 +13,7 @@
 #include "models/model.hpp"
 #include "models/uring/era.hpp"
 #include "models/uring/task.hpp"
+#include "sim/atomic_line.hpp"
 #include "sim/engine.hpp"
 #include "sim/lock.hpp"
 
@@ -166,6 +167,25 @@ nlohmann::json locks_section(const sim::Engine& e) {
   return j;
 }
 
+// Lines of the same name (one per task, say) add up.
+nlohmann::json atomics_section(const sim::Engine& e) {
+  nlohmann::json j = nlohmann::json::object();
+  auto add = [](nlohmann::json& to, const sim::AtomicLine::Counts& n) {
+    if (to.is_null()) to = {{"updates", 0}, {"bounces", 0}};
+    to["updates"] = to["updates"].get<std::uint64_t>() + n.updates;
+    to["bounces"] = to["bounces"].get<std::uint64_t>() + n.bounces;
+  };
+  for (const sim::AtomicLine* a : e.atomics()) {
+    nlohmann::json& aj = j[a->name()];
+    if (aj.is_null()) aj = {{"updates", 0}, {"bounces", 0}, {"sites", nlohmann::json::object()}};
+    for (const auto& [site, n] : a->window_sites()) {
+      add(aj, n);
+      add(aj["sites"][sim::label_name(site)], n);
+    }
+  }
+  return j;
+}
+
 nlohmann::json violation_json(const sim::Violation& v) {
   return {{"t_ns", v.t_ns},       {"kind", v.kind},       {"thread", v.thread},        {"path", v.path},
           {"message", v.message}, {"request", v.request}, {"locks_held", v.locks_held}};
@@ -276,6 +296,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
   r["deadlock"] = engine.deadlocked();
   r["cpu"] = cpu_section(engine);
   r["locks"] = locks_section(engine);
+  r["atomics"] = atomics_section(engine);
   r["profile"] = profile_section(engine);
   r.update(per_request_section(engine, r));
   model->final_checks();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/atomic_line.hpp"
 #include "sim/lock.hpp"
 #include "sim/sg_impl.hpp"
 #include "sim/waitqueue.hpp"
@@ -137,6 +138,14 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   if (g_engine_ever_created)
     throw std::logic_error("one simulation per process: an engine was already created");
   g_engine_ever_created = true;
+  // URINGSIM_LOOKAHEAD=off: every interaction executes the pending work first. Results must be the
+  // same either way (docs/architecture.md); a difference is a model writing shared state early.
+  if (const char* la = std::getenv(kLookaheadEnv)) {
+    if (std::string(la) == "off")
+      lookahead_ = false;
+    else if (std::string(la) != "on")
+      throw std::invalid_argument(std::string(kLookaheadEnv) + "=" + la + ": expected on or off");
+  }
   if (machine.cores < 1 || machine.ghz <= 0)
     throw std::invalid_argument("machine needs cores >= 1 and ghz > 0");
 
@@ -382,6 +391,7 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
   at_ns(start_ns, [this] {
     for (auto& t : threads_) t->mark_window_start();
     for (Lock* l : locks_) l->mark_window_start();
+    for (AtomicLine* a : atomics_) a->mark_window_start();
   });
 }
 
@@ -399,6 +409,10 @@ void Engine::run_until_ns(TimeNs t_ns) {
 
 void Engine::unregister_lock(Lock* l) {
   locks_.erase(std::remove(locks_.begin(), locks_.end(), l), locks_.end());
+}
+
+void Engine::unregister_atomic(AtomicLine* a) {
+  atomics_.erase(std::remove(atomics_.begin(), atomics_.end(), a), atomics_.end());
 }
 
 }  // namespace uringsim::sim

@@ -21,6 +21,7 @@
 
 namespace uringsim::sim {
 
+class AtomicLine;
 class Lock;
 class WaitQueue;
 
@@ -53,6 +54,10 @@ struct ThreadCapacity {
 inline constexpr const char* kSimgridCfgEnv = "URINGSIM_SIMGRID_CFG";
 // Its items, checked (NAME:VALUE, a known context factory); std::invalid_argument otherwise.
 std::vector<std::string> simgrid_cfg_from_env();
+
+// The environment variable that turns the lookahead off ("off") for a whole run; "on" or unset:
+// on. For checking that a model's results do not depend on it (docs/architecture.md).
+inline constexpr const char* kLookaheadEnv = "URINGSIM_LOOKAHEAD";
 
 class Engine {
  public:
@@ -122,6 +127,9 @@ class Engine {
   const std::vector<Lock*>& locks() const { return locks_; }
   void register_lock(Lock* l) { locks_.push_back(l); }
   void unregister_lock(Lock* l);
+  const std::vector<AtomicLine*>& atomics() const { return atomics_; }
+  void register_atomic(AtomicLine* a) { atomics_.push_back(a); }
+  void unregister_atomic(AtomicLine* a);
 
   // Who runs on each CPU (sim/cpu_sched.hpp).
   CpuScheduler& scheduler() { return *sched_; }
@@ -185,6 +193,7 @@ class Engine {
   std::unique_ptr<Impl> impl_;
   std::vector<std::unique_ptr<Thread>> threads_;
   std::vector<Lock*> locks_;
+  std::vector<AtomicLine*> atomics_;
   TimeNs window_start_ = 0, window_end_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t events_by_kind_[static_cast<int>(EventKind::Count)] = {};

@@ -78,8 +78,8 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended, Tim
 // the lock is free and nobody else can act before the caller's local date, in which case it is
 // taken then without executing that work yet (sim/horizon.hpp; the result is the same).
 void Lock::reach(Thread& self, bool free_ahead) {
-  if (free_ahead && self.may_run_ahead())
-    Engine::get().step(self, self.local_now_ns());
+  if (free_ahead)
+    self.reach_shared();
   else
     self.flush();
 }

@@ -157,6 +157,13 @@ bool Thread::may_wait_ahead() const {
          t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
 }
 
+void Thread::reach_shared() {
+  if (may_run_ahead())
+    engine_.step(*this, local_now_ns());
+  else
+    flush();
+}
+
 void Thread::flush() {
   engine_.step(*this, local_now_ns());
   if (pending_ <= 0) return;
@@ -675,6 +682,10 @@ Syscall::~Syscall() {
 Thread& current() {
   if (!g_running) throw std::logic_error("not inside a simulated thread");
   return *g_running;
+}
+
+Thread* current_if() {
+  return g_running;
 }
 
 TimeNs now_ns() {

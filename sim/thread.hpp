@@ -60,6 +60,10 @@ class Thread {
   // --- only from this thread ---
   void charge(Cycles c, Label symbol);  // CPU work, executed lazily (see above)
   void flush();                         // execute pending work now
+  // Before touching state that other threads read or write without a lock that could make this
+  // one wait (a lockless list's head, a free lock): be at the local date, at once when nobody can
+  // act first (may_run_ahead), else by executing the pending work.
+  void reach_shared();
   void compute(Cycles c, Label symbol) {
     charge(c, symbol);
     flush();
@@ -231,6 +235,7 @@ class Thread {
 
 // The thread running now (the caller). Throws std::logic_error outside a simulated thread.
 Thread& current();
+Thread* current_if();  // nullptr outside a simulated thread (set-up code before the run)
 
 // A system call of the current thread: kernel mode for the scope's lifetime; leaving it is a
 // preemption point (the return to user space).

@@ -3,7 +3,8 @@
 // These cases check that it changes nothing observable: the same dates and the same lock
 // statistics with the lookahead on and off, when another thread does come to the lock before
 // the holder's local date and when it comes after. The machine runs at 1 GHz (1 cycle = 1 ns)
-// with every primitive cost 0, so dates follow from the charged work alone.
+// with every primitive cost 0 (unless a case says otherwise), so dates follow from the charged
+// work alone.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/atomic_line.hpp"
 #include "sim/engine.hpp"
 #include "sim/horizon.hpp"
 #include "sim/label.hpp"
@@ -348,4 +350,83 @@ TEST_CASE(
     "first)") {
   const TimeNs r = timed_park_meets_deferred_wake(false);
   CHECK((r == Approx(1500) || r == Approx(-1000)));
+}
+
+namespace {
+
+// A lockless list head (sim::AtomicLine). A: from 1 ns, 1000 ns of work, then one update at its
+// local date 1001. B: sleeps `b_start`, then one update. An atomic costs 10 cycles, 100 more
+// when the line comes from the other CPU.
+struct AtomicOutcome {
+  TimeNs a_done = -1, b_done = -1;
+  int first = 0;  // 1: A updated first, 2: B did
+  std::uint64_t updates = 0, bounces = 0, events = 0;
+};
+
+AtomicOutcome simulate_atomic(bool lookahead, TimeNs b_start) {
+  PrimitiveCosts c;
+  c.spin_lock_fast_cycles = 10;
+  c.spin_lock_migrate_cycles = 100;
+  Engine e(two_cpus(), c);
+  e.set_lookahead(lookahead);
+  AtomicLine line("head");
+  AtomicOutcome o;
+  e.spawn("a", "app", 0, [&] {
+    Thread& self = current();
+    self.sleep_ns(1);
+    self.charge(1000, intern("work"));
+    line.update(intern("a"));
+    if (o.first == 0) o.first = 1;
+    o.a_done = now_ns();
+  });
+  e.spawn("b", "app", 1, [&] {
+    current().sleep_ns(b_start);
+    line.update(intern("b"));
+    if (o.first == 0) o.first = 2;
+    o.b_done = now_ns();
+  });
+  e.run_until_ns(1e6);
+  for (const auto& [site, n] : line.window_sites()) {
+    o.updates += n.updates;
+    o.bounces += n.bounces;
+  }
+  o.events = e.events();
+  return o;
+}
+
+AtomicOutcome run_atomic(bool lookahead, TimeNs b_start) {
+  return in_child<AtomicOutcome>([&] { return simulate_atomic(lookahead, b_start); });
+}
+
+void check_same_atomic(const AtomicOutcome& on, const AtomicOutcome& off) {
+  CHECK(on.first == off.first);
+  CHECK(on.a_done == Approx(off.a_done));
+  CHECK(on.b_done == Approx(off.b_done));
+  CHECK(on.updates == off.updates);
+  CHECK(on.bounces == off.bounces);
+}
+
+}  // namespace
+
+TEST_CASE("lookahead: an atomic update by another thread before the updater's local date comes first") {
+  // B updates at 500 (10 ns: the line's first update), A at its local date 1001, after its work:
+  // the line comes from B's CPU (10 + 100 ns).
+  const AtomicOutcome on = run_atomic(true, 500), off = run_atomic(false, 500);
+  check_same_atomic(on, off);
+  CHECK(off.first == 2);
+  CHECK(off.b_done == Approx(510));
+  CHECK(off.a_done == Approx(1111));
+  CHECK(off.updates == 2);
+  CHECK(off.bounces == 1);
+}
+
+TEST_CASE("lookahead: an atomic update with nobody before the updater's local date costs no event") {
+  // B comes at 2000, after A: A updates at 1001 without executing its work first, B pays the
+  // line's transfer from A's CPU.
+  const AtomicOutcome on = run_atomic(true, 2000), off = run_atomic(false, 2000);
+  check_same_atomic(on, off);
+  CHECK(off.first == 1);
+  CHECK(off.a_done == Approx(1011));
+  CHECK(off.b_done == Approx(2110));
+  CHECK(on.events < off.events);
 }

@@ -269,7 +269,11 @@ TEST_CASE(
   REQUIRE(round_trips > 1000);
   // Every SQE is a connection's first recv, a re-arm or a send, one send per data CQE.
   CHECK(ms["echo"]["multishot_rearms"] == 0);
-  CHECK(u["sqes_submitted"].get<long>() == conns + u["multishot_cqes"].get<long>());
+  // A data CQE the server has not reaped yet has no send yet: at most one per connection, whose
+  // client waits for its echo.
+  const long unanswered = conns + u["multishot_cqes"].get<long>() - u["sqes_submitted"].get<long>();
+  CHECK(unanswered >= 0);
+  CHECK(unanswered <= conns);
   CHECK(u["sqes_submitted"].get<long>() < round_trips + 2 * conns);
   CHECK(u["poll_armed"].get<long>() == conns);
   CHECK(u["sqes_submitted"].get<long>() == u["cqes_posted"].get<long>() + u["in_flight_at_end"].get<long>());

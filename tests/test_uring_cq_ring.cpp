@@ -33,7 +33,7 @@ struct CqWorld {
       : engine(sim::MachineSpec{2, 1.0, 0}, pc),
         k(cq_kernel(cq_entries)),
         costs(test::zero_uring_costs()),
-        task(costs),
+        task(costs, k),
         cq(k, costs, task, stats) {}
 
   // A request past its issue, ready to complete with `result`.

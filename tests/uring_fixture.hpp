@@ -118,7 +118,7 @@ struct UringWorld {
         k(kc),
         costs(uc),
         placer(cores),
-        task(costs),
+        task(costs, k),
         wq(engine, k, costs, task, placer),
         ctx(k, costs, task, wq, setup) {
     placer.pin(cores - 1);  // the peer's CPU counts as taken: new workers start elsewhere

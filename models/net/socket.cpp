@@ -40,6 +40,9 @@ sim::Cycles Socket::cold_misses() {
 }
 
 void Socket::deliver(std::uint32_t bytes, int from_cpu) {
+  // The data is readable from the end of the sender's work (its send, whose softirq queued it):
+  // published at the sender's local date, not earlier, whoever reads it next.
+  if (sim::Thread* sender = sim::current_if()) sender->reach_shared();
   rx_bytes_ += bytes;
   rx_from_cpu_ = from_cpu;
   // sk_data_ready: wake every poll entry (each runs its requester's wake function here) and the

@@ -54,6 +54,9 @@ struct Era {
   // already awake ("it's either already starting work or finishing work", 6.x); before, it looked
   // for one that wake_up_process() actually woke.
   bool iowq_wake_first_free;
+  // tctx->task_list is a lockless llist (6.0, "io_uring: lockless task list"): an add is one
+  // cmpxchg, a run takes the list with one xchg; before, both went under tctx->task_lock.
+  bool tw_lockless;
 };
 
 const std::vector<Era>& eras();

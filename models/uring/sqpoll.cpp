@@ -24,7 +24,7 @@ const Syms& syms() {
 }  // namespace
 
 SqThread::SqThread(const KernelConfig& k, const UringCosts& costs)
-    : k_(k), c_(costs), task_(costs), lock_("sqd->lock"), wait_("sqd->wait") {}
+    : k_(k), c_(costs), task_(costs, k), lock_("sqd->lock"), wait_("sqd->wait") {}
 
 void SqThread::start(sim::Engine& engine, const std::string& name, int cpu, bool pinned) {
   sim::ThreadOptions o;

@@ -33,17 +33,22 @@ sim::Label sym_ipi() {
 }
 }  // namespace
 
-Task::Task(const UringCosts& costs)
-    : costs_(costs), task_lock_(std::make_unique<sim::SpinLock>("tctx->task_lock")) {}
+Task::Task(const UringCosts& costs, const KernelConfig& k) : costs_(costs) {
+  if (k.tw_lockless)
+    list_head_ = std::make_unique<sim::AtomicLine>("tctx->task_list");
+  else
+    task_lock_ = std::make_unique<sim::SpinLock>("tctx->task_lock");
+}
 
 void Task::add(IoRingCtx* ctx, std::function<void()> fn, Notify notify) {
   static const sim::Label site = sim::intern("io_req_task_work_add");
   auto& self = sim::current();
   self.charge(costs_.tw_add, sym_add());
-  task_lock_->lock(site);
+  if (list_head_) list_head_->update(site);  // llist_add: a cmpxchg on the head
+  if (task_lock_) task_lock_->lock(site);
   const bool was_pending = !list_.empty();
   list_.push_back({ctx, std::move(fn)});
-  task_lock_->unlock();
+  if (task_lock_) task_lock_->unlock();
   if (was_pending || &self == thread_) return;   // already notified, or we run it ourselves
   if (wake_if_sleeping()) return;                // both notify methods wake an interruptible sleep
   if (notify == Notify::SignalNoIpi) return;     // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
@@ -59,13 +64,22 @@ bool Task::wake_if_sleeping() {
   return true;
 }
 
-void Task::run() {
+void Task::take_list(std::deque<Item>& batch) {
   static const sim::Label site = sim::intern("tctx_task_work");
+  if (list_head_) {
+    list_head_->update(site);  // llist_del_all: an xchg; the reversal keeps queue order
+    batch.swap(list_);
+    return;
+  }
+  task_lock_->lock(site);
+  batch.swap(list_);
+  task_lock_->unlock();
+}
+
+void Task::run() {
   while (!list_.empty()) {
     std::deque<Item> batch;
-    task_lock_->lock(site);
-    batch.swap(list_);
-    task_lock_->unlock();
+    take_list(batch);
     run_items(batch, batch.size());
   }
 }
@@ -76,13 +90,10 @@ std::size_t Task::run_capped(std::size_t max) {
     run();
     return static_cast<std::size_t>(items_run_ - before);
   }
-  static const sim::Label site = sim::intern("tctx_task_work");
   std::size_t done = 0;
   while (done < max && !list_.empty()) {
     std::deque<Item> batch;
-    task_lock_->lock(site);
-    batch.swap(list_);
-    task_lock_->unlock();
+    take_list(batch);
     const std::size_t n = std::min(batch.size(), max - done);
     run_items(batch, n);
     done += n;

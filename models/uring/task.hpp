@@ -2,12 +2,14 @@
 // A task that uses io_uring (struct io_uring_task): it owns an io-wq and a task_work list. Other
 // contexts queue work for it (poll wake-ups, worker-creation requests); it runs that work itself at
 // its next kernel entry or exit, or while waiting for completions. Adding work to a sleeping task
-// wakes it (TWA_SIGNAL); a running task is kicked with an IPI.
+// wakes it (TWA_SIGNAL); a running task is kicked with an IPI. The list is guarded by
+// tctx->task_lock up to 5.19 and is a lockless llist since 6.0 (KernelConfig::tw_lockless).
 #include <deque>
 #include <functional>
 #include <memory>
 
 #include "models/uring/kernel_config.hpp"
+#include "sim/atomic_line.hpp"
 #include "sim/lock.hpp"
 #include "sim/waitqueue.hpp"
 
@@ -25,7 +27,7 @@ sim::Label task_work_run_label();
 
 class Task {
  public:
-  Task(const UringCosts& costs);
+  Task(const UringCosts& costs, const KernelConfig& k);
   void set_thread(sim::Thread& t) { thread_ = &t; }
   sim::Thread& thread() const { return *thread_; }
   bool has_thread() const { return thread_ != nullptr; }
@@ -63,7 +65,10 @@ class Task {
   sim::Thread* thread_ = nullptr;
   std::deque<Item> list_;
   void run_items(std::deque<Item>& batch, std::size_t n);
-  std::unique_ptr<sim::SpinLock> task_lock_;
+  // Take the whole list (tctx_task_work): under task_lock, or llist_del_all's xchg.
+  void take_list(std::deque<Item>& batch);
+  std::unique_ptr<sim::SpinLock> task_lock_;    // up to 5.19; null when the list is an llist
+  std::unique_ptr<sim::AtomicLine> list_head_;  // 6.0+: the llist's head, null with task_lock
   sim::WaitQueue* sleeping_on_ = nullptr;
   std::function<void()> kick_;
   std::uint64_t items_run_ = 0, runs_ = 0, ipis_ = 0;

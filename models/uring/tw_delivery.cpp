@@ -4,6 +4,7 @@
 
 #include "models/uring/ctx.hpp"
 #include "models/uring/task.hpp"
+#include "sim/atomic_line.hpp"
 #include "sim/thread.hpp"
 
 namespace uringsim::models {
@@ -33,7 +34,7 @@ class TaskListDelivery final : public TaskWorkDelivery {
 class LocalListDelivery final : public TaskWorkDelivery {
  public:
   LocalListDelivery(const UringCosts& costs, bool taskrun_flag)
-      : costs_(costs), taskrun_flag_(taskrun_flag) {}
+      : costs_(costs), taskrun_flag_(taskrun_flag), head_("ctx->work_llist") {}
   TwMode mode() const override { return TwMode::Defer; }
   bool lockless_cq() const override { return true; }
   bool local_pending() const override { return !list_.empty(); }
@@ -44,6 +45,7 @@ class LocalListDelivery final : public TaskWorkDelivery {
   void add(Task& task, IoRingCtx& /*ctx*/, std::function<void()> fn, bool lazy) override {
     static const sim::Label sym = sim::intern("io_req_local_work_add");
     sim::current().charge(costs_.tw_add, sym);
+    head_.update(sym);  // the try_cmpxchg on work_llist's head
     const unsigned prev = list_.empty() ? 0 : head_nr_;
     const unsigned nr = lazy ? prev + 1 : kWakeForce;
     head_nr_ = nr;
@@ -69,6 +71,7 @@ class LocalListDelivery final : public TaskWorkDelivery {
     for (;;) {
       ++stats_.runs;
       self.count(task_work_run_label());
+      head_.update(sym);  // llist_del_all (the retry list of 6.13 is the submitter's own)
       int n = 0;
       while (!list_.empty() && n < max_events) {
         auto fn = std::move(list_.front());
@@ -99,6 +102,7 @@ class LocalListDelivery final : public TaskWorkDelivery {
   static constexpr unsigned kWakeForce = kWakeInit >> 1;
   const UringCosts& costs_;
   bool taskrun_flag_;
+  sim::AtomicLine head_;
   std::deque<std::function<void()>> list_;
   unsigned head_nr_ = 0;
   unsigned nr_wait_ = kWakeInit;

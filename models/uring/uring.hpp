@@ -14,7 +14,7 @@ namespace uringsim::models {
 struct Uring {
   Uring(sim::Engine& engine, const KernelConfig& k, const UringCosts& costs, CpuPlacer& placer,
         const RingSetup& setup = RingSetup{})
-      : task(costs), wq(engine, k, costs, task, placer), ctx(k, costs, task, wq, setup) {}
+      : task(costs, k), wq(engine, k, costs, task, placer), ctx(k, costs, task, wq, setup) {}
   Uring(const Uring&) = delete;
   Uring& operator=(const Uring&) = delete;
 

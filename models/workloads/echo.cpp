@@ -98,7 +98,7 @@ void EchoModel::declare_topology(sim::Engine& engine) {
   engine.declare_edge(ring, wq, "punt (IOSQE_ASYNC)");
   engine.declare_edge(wq, sockets, "blocking issue");
   engine.declare_edge(sockets, "task_work list", "poll wake: task_work");
-  engine.declare_edge("task_work list", "tctx->task_lock", "protected by");
+  if (!p_.kernel.tw_lockless) engine.declare_edge("task_work list", "tctx->task_lock", "protected by");
   engine.declare_edge(server, "task_work list", "runs task_work");
   for (const auto& d : drivers_) engine.declare_edge(d.thread->name(), sockets, "send; receive the echo");
 }
@@ -156,6 +156,8 @@ void EchoModel::server_main() {
 void EchoModel::on_server_send(int conn) {
   const sim::TimeNs now = sim::current().local_now_ns();  // after the sender's CPU work
   if (p_.local_clients) {
+    // The echo is the client's from the end of the send: published at the sender's local date.
+    sim::current().reach_shared();
     // Loopback: the receive softirq ran inside the send (tcp_send_cycles), so the echo is readable
     // now; sk_data_ready's ep_poll_callback wakes the client if it sleeps in epoll_wait.
     Driver& d = drivers_[conns_[conn].driver];

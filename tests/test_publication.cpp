@@ -1,0 +1,105 @@
+// Shared state is published at the writer's local date (docs/architecture.md, "Lookahead and shared
+// state"): a loopback send makes its data readable when the sender's work for it ends, not at the
+// sender's clock, whatever the lookahead does. And the task_work list each era has: a lock up to
+// 5.18, an llist (one atomic per add and per run) in 6.x. The machine runs at 1 GHz (1 cycle =
+// 1 ns) with every cost 0 but the work charged.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "cli_helpers.hpp"
+#include "models/net/socket.hpp"
+#include "sim/engine.hpp"
+#include "sim/thread.hpp"
+
+using namespace uringsim;
+
+namespace {
+
+struct Seen {
+  std::uint64_t at_500 = 99, at_1500 = 99;
+};
+
+// The sender, from 1 ns, does 1000 ns of work (its send) and delivers 12 bytes; the reader looks
+// at the socket at 500 ns, inside that work, and at 1500 ns, after it.
+Seen simulate(bool lookahead) {
+  sim::MachineSpec m;
+  m.cores = 2;
+  m.ghz = 1.0;
+  sim::Engine e(m, sim::PrimitiveCosts{});
+  e.set_lookahead(lookahead);
+  const models::SocketCosts costs{};
+  models::Socket sock(0, costs, [](int, std::uint32_t) {});
+  Seen s;
+  e.spawn("sender", "client", 0, [&] {
+    sim::Thread& self = sim::current();
+    self.sleep_ns(1);
+    self.charge(1000, sim::intern("tcp_sendmsg"));
+    sock.deliver(12, self.cpu());
+  });
+  e.spawn("reader", "server", 1, [&] {
+    sim::Thread& self = sim::current();
+    self.sleep_ns(500);
+    s.at_500 = sock.readable_bytes();
+    self.sleep_ns(1000);
+    s.at_1500 = sock.readable_bytes();
+  });
+  e.run_until_ns(1e6);
+  return s;
+}
+
+Seen run(bool lookahead) {  // one simulation per process
+  int fd[2];
+  if (pipe(fd) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const Seen s = simulate(lookahead);
+    _exit(write(fd[1], &s, sizeof s) == static_cast<ssize_t>(sizeof s) ? 0 : 1);
+  }
+  close(fd[1]);
+  Seen s;
+  const ssize_t n = read(fd[0], &s, sizeof s);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(n == static_cast<ssize_t>(sizeof s));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("publication: a loopback message is readable from the end of the sender's send, not before") {
+  for (const bool lookahead : {true, false}) {
+    INFO("lookahead " << lookahead);
+    const Seen s = run(lookahead);
+    CHECK(s.at_500 == 0);
+    CHECK(s.at_1500 == 12);
+  }
+}
+
+TEST_CASE(
+    "publication: era 6.x's task_work list is an llist, one atomic per add and per run, and 5.18 locks it") {
+  const std::string base = testing::source_path("scenarios/designs/echo-task-work.json") +
+                           " --variant signal --set warmup_ms=0 --set duration_ms=20";  // window = whole run
+  const auto x6 = testing::run_results("publication-6x", base);
+  CHECK_FALSE(x6["locks"].contains("tctx->task_lock"));
+  const auto& line = x6["atomics"]["tctx->task_list"]["sites"];
+  // Every poll wake-up queues one item with one llist_add; every tctx_task_work takes the list
+  // with one llist_del_all.
+  const double adds = line["io_req_task_work_add"]["updates"].get<double>();
+  const double takes = line["tctx_task_work"]["updates"].get<double>();
+  REQUIRE(adds > 100);
+  CHECK(adds == Approx(x6["uring"]["poll_woken"].get<double>()).epsilon(0.02));
+  CHECK(takes == Approx(x6["uring"]["task_work"]["runs"].get<double>()).epsilon(0.05));
+  CHECK(x6["atomics"]["tctx->task_list"]["bounces"].get<double>() > 0);  // client CPU 1, server CPU 0
+
+  const auto x5 = testing::run_results("publication-518", base + " --set kernel.era=5.18");
+  CHECK(x5["atomics"].empty());
+  CHECK(x5["locks"]["tctx->task_lock"]["sites"]["io_req_task_work_add"]["acquisitions"].get<double>() > 100);
+}
