@@ -103,3 +103,34 @@ TEST_CASE(
   CHECK(x5["atomics"].empty());
   CHECK(x5["locks"]["tctx->task_lock"]["sites"]["io_req_task_work_add"]["acquisitions"].get<double>() > 100);
 }
+
+TEST_CASE(
+    "publication: with URINGSIM_LOOKAHEAD=off a local-client echo gives the same results, with more events") {
+  // Pinned server and client, 10 connections: no two threads reach a lock at the same date, so the
+  // lookahead changes only how many events simulate the run (floats aside).
+  const auto dir = testing::fresh_dir("publication-lookahead-off");
+  const std::string args = " run " + testing::source_path("scenarios/designs/echo-task-work.json") +
+                           " --variant signal --set warmup_ms=5 --set duration_ms=20 --quiet --out ";
+  nlohmann::json res[2], info[2];
+  const char* modes[2] = {"on", "off"};
+  for (int i = 0; i < 2; ++i) {
+    const auto out = dir / modes[i];
+    const auto r = testing::run_shell(std::string("URINGSIM_LOOKAHEAD=") + modes[i] + " " + URINGSIM_EXE +
+                                      args + out.string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    res[i] = nlohmann::json::parse(testing::slurp(out / "results.json"));
+    info[i] = nlohmann::json::parse(testing::slurp(out / "run_info.json"));
+  }
+  CHECK(res[0]["requests"] == res[1]["requests"]);
+  CHECK(res[0]["uring"]["poll_woken"] == res[1]["uring"]["poll_woken"]);
+  CHECK(res[0]["latency_us"]["p50"].get<double>() ==
+        Approx(res[1]["latency_us"]["p50"].get<double>()).epsilon(1e-9));
+  CHECK(info[0]["events"].get<double>() < info[1]["events"].get<double>());
+
+  const auto bad = testing::run_shell(std::string("URINGSIM_LOOKAHEAD=maybe ") + URINGSIM_EXE + args +
+                                      (dir / "bad").string());
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.output.find("URINGSIM_LOOKAHEAD=maybe: expected on or off") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad" / "results.json"));
+}
