@@ -65,6 +65,7 @@ config::Calibration calibrate(const CalibrateOptions& options) {
       {"loopback TCP", calib::measure_tcp},
       {"loopback TCP over many connections", calib::measure_tcp_many},
       {"async poll", calib::measure_poll},
+      {"task_work kick", calib::measure_kick},
   };
   for (int pass = 0; pass < options.passes && !guard.stop_requested(); ++pass) {
     if (options.passes > 1) b.say(fmt::format("pass {} of {}", pass + 1, options.passes));

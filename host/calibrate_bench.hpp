@@ -145,5 +145,6 @@ void measure_iowq(const Bench& b, Measurements& m);
 void measure_tcp(const Bench& b, Measurements& m);
 void measure_tcp_many(const Bench& b, Measurements& m);
 void measure_poll(const Bench& b, Measurements& m);
+void measure_kick(const Bench& b, Measurements& m);
 
 }  // namespace uringsim::host::calib

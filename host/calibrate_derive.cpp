@@ -15,8 +15,6 @@ namespace {
 // Why the entries no benchmark measures keep their defaults.
 const std::map<std::string, std::string>& never_measured() {
   static const std::map<std::string, std::string> reasons = {
-      {"tw_notify_ipi_cycles",
-       "the IPI that kicks a task running on another CPU into its task_work; no benchmark here isolates it"},
       {"iowq_worker_busy_cycles",
        "taking an idle worker off the free list happens once per wake-up, inside the NOP round trip's "
        "hand-offs; no benchmark here isolates it"},
@@ -358,24 +356,30 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
             m.tcp_small, m.tcp_large, s_large, s_small, span, r_large, r_small, span, byte_ns, at_ghz, byte),
         byte_rounds);
   const double small = m.tcp_small;
-  e.put("tcp_send_cycles", e.cyc(s_small - S) - small * byte,
+  // Each of these calls takes a socket spinlock section that the model charges on its own with a
+  // local peer (models/net/socket.hpp): the send's softirq the peer socket's (bh_lock_sock), a
+  // recv its own (lock_sock); one spin_lock_fast each comes off.
+  e.put("tcp_send_cycles", e.cyc(s_small - S) - small * byte - sp,
         fmt::format(
             "send() of {} B on loopback (the receive side's softirq runs inside it): {:.0f} ns, less the "
-            "syscall (getppid {:.0f} ns) = {:.0f} cycles, less {:.0f} B x tcp_byte_cycles = {:.0f} cycles",
-            m.tcp_small, s_small, S, e.cyc(s_small - S), small, e.cyc(s_small - S) - small * byte),
+            "syscall (getppid {:.0f} ns) = {:.0f} cycles, less {:.0f} B x tcp_byte_cycles and the peer "
+            "socket's spinlock section in the softirq (spin_lock_fast {:.0f}) = {:.0f} cycles",
+            m.tcp_small, s_small, S, e.cyc(s_small - S), small, sp, e.cyc(s_small - S) - small * byte - sp),
         scaled(m.send_small, G));
-  e.put("tcp_recv_cycles", e.cyc(r_small - S) - small * byte,
+  e.put("tcp_recv_cycles", e.cyc(r_small - S) - small * byte - sp,
         fmt::format(
             "recv() of {} B already queued on loopback: {:.0f} ns, less the syscall (getppid {:.0f} ns) = "
-            "{:.0f} cycles, less {:.0f} B x tcp_byte_cycles = {:.0f} cycles",
-            m.tcp_small, r_small, S, e.cyc(r_small - S), small, e.cyc(r_small - S) - small * byte),
+            "{:.0f} cycles, less {:.0f} B x tcp_byte_cycles and lock_sock's spinlock section (spin_lock_fast "
+            "{:.0f}) = {:.0f} cycles",
+            m.tcp_small, r_small, S, e.cyc(r_small - S), small, sp, e.cyc(r_small - S) - small * byte - sp),
         scaled(m.recv_small, G));
   const double eagain = median(m.recv_eagain);
-  e.put("tcp_recv_eagain_cycles", e.cyc(eagain - S),
+  e.put("tcp_recv_eagain_cycles", e.cyc(eagain - S) - sp,
         fmt::format("recv(MSG_DONTWAIT) on an empty loopback socket, the median over 20 chunks of 100 calls "
                     "of the mean per call: {:.0f} ns, less the "
-                    "syscall (getppid {:.0f} ns) = {:.0f} ns {} = {:.0f} cycles",
-                    eagain, S, eagain - S, at_ghz, e.cyc(eagain - S)),
+                    "syscall (getppid {:.0f} ns) = {:.0f} ns {} = {:.0f} cycles, less lock_sock's spinlock "
+                    "section (spin_lock_fast {:.0f}) = {:.0f} cycles",
+                    eagain, S, eagain - S, at_ghz, e.cyc(eagain - S), sp, e.cyc(eagain - S) - sp),
         scaled(m.recv_eagain, G));
   const double ep = median(m.epoll_wait_one);
   e.put("epoll_wait_cycles", e.cyc(ep),
@@ -389,16 +393,22 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   if (!m.tcp_rtt_cross.empty() && !m.line_one_way.empty()) {
     const double same = median(m.tcp_rtt_same), cross = median(m.tcp_rtt_cross);
     const double line_ns = median(m.line_one_way);
-    const double lines = (cross - same) / 2 / line_ns;
+    // The receiving socket's spinlock line moves twice per message (to the sender's softirq, back
+    // to the receiver's lock_sock); the model's lock moves it itself.
+    constexpr double kSlockLines = 2;
+    const double lines = std::max(0.0, (cross - same) / 2 / line_ns - kSlockLines);
     std::vector<double> per_round;
     for (std::size_t i = 0; i < std::min(m.tcp_rtt_same.size(), m.tcp_rtt_cross.size()); ++i)
-      per_round.push_back((m.tcp_rtt_cross[i] - m.tcp_rtt_same[i]) / 2 / line_ns);
+      per_round.push_back(
+          std::max(0.0, (m.tcp_rtt_cross[i] - m.tcp_rtt_same[i]) / 2 / line_ns - kSlockLines));
     e.put("tcp_cross_cpu_lines", lines,
           fmt::format(
               "12 B round trips over one loopback connection with spinning receivers: the far end on "
               "the other CPU {:.0f} ns, both ends on one CPU {:.0f} ns; per message ({:.0f} - {:.0f}) / 2 "
-              "= {:.0f} ns, in cache-line transfers of {:.1f} ns (the bounce above) = {:.1f} lines",
-              cross, same, cross, same, (cross - same) / 2, line_ns, lines),
+              "= {:.0f} ns, in cache-line transfers of {:.1f} ns (the bounce above) = {:.1f} lines, less "
+              "the 2 transfers of the socket's spinlock line, which the model's lock makes itself = {:.1f} "
+              "lines",
+              cross, same, cross, same, (cross - same) / 2, line_ns, (cross - same) / 2 / line_ns, lines),
           per_round);
   } else {
     e.keep("tcp_cross_cpu_lines", why_not(m.cross_cpu_unavailable));
@@ -499,6 +509,43 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     for (const char* key :
          {"poll_arm_cycles", "poll_wake_cycles", "tw_add_cycles", "tw_run_cycles", "file_lookup_cycles"})
       e.keep(key, why_not(m.poll_unavailable));
+  }
+
+  // TWA_SIGNAL's kick: the armed send to a running task, less the plain send and less what the
+  // armed send costs where nobody is kicked (the DEFER_TASKRUN ring's, just above).
+  if (m.kick_unavailable.empty() && !m.kick_send.empty() && m.poll_unavailable.empty()) {
+    const double kick = median(m.kick_send), plain = median(m.kick_send_plain);
+    const double queued = median(m.poll_send_armed) - median(m.poll_send_plain);
+    std::vector<double> rounds;
+    for (double d : minus(m.kick_send, m.kick_send_plain)) rounds.push_back((d - queued) * G);
+    e.put("tw_notify_ipi_cycles", e.cyc(kick - plain - queued),
+          fmt::format(
+              "send() of 64 B to a socket with a poll armed by a ring whose task runs in user space "
+              "on the other CPU (TWA_SIGNAL: the wake callback queues task_work and kick_process() "
+              "sends the task an IPI) {:.0f} ns - the same send() with nothing armed {:.0f} ns = {:.0f} "
+              "ns, less the armed send where nobody is kicked (DEFER_TASKRUN, above: {:.0f} ns) = "
+              "{:.0f} ns {} = {:.0f} cycles. The kicked task's spin loop was away {:.0f} ns (the "
+              "interrupt, the task_work and the return), which the model does not charge it",
+              kick, plain, kick - plain, queued, kick - plain - queued, at_ghz, e.cyc(kick - plain - queued),
+              median(m.kick_away)),
+          rounds);
+    // The kicked task's side: the gap in its spin loop, less the task_work it ran there as the
+    // model charges it (one item, its CQE, the list's xchg, the completion_lock and uring_lock).
+    const double ran = e.value("tw_run_cycles") + e.value("cqe_post_cycles") + 2 * sp + mx;
+    const double away = median(m.kick_away);
+    e.put("ipi_receive_cycles", std::max(0.0, e.cyc(away) - ran),
+          fmt::format("the same kick seen by the kicked task: its user-space spin loop was away {:.0f} ns "
+                      "(the IPI's interrupt, the task_work it runs on the way back to user space, the "
+                      "return) {} = {:.0f} cycles, less that task_work as the model charges it (tw_run + "
+                      "cqe_post + 2 spin_lock_fast + mutex_fast = {:.0f}) = {:.0f} cycles",
+                      away, at_ghz, e.cyc(away), ran, std::max(0.0, e.cyc(away) - ran)),
+          scaled(m.kick_away, G));
+  } else {
+    const std::string reason = why_not(!m.kick_unavailable.empty()   ? m.kick_unavailable
+                                       : !m.poll_unavailable.empty() ? m.poll_unavailable
+                                                                     : "the kick was not measured");
+    e.keep("tw_notify_ipi_cycles", reason);
+    e.keep("ipi_receive_cycles", reason);
   }
 
   // io-wq: the batch slopes differ by the per-item io-wq work; the hand-offs stay in the intercepts.

@@ -73,6 +73,11 @@ struct Measurements {
   std::vector<double> poll_data;        // submit_and_wait of a recv that finds data
   std::vector<double> poll_data_fixed;  // the same through a registered file
   std::string poll_unavailable;
+  // TWA_SIGNAL's kick (calibrate_kick.cpp): send() to a poll armed by a ring whose task spins in
+  // user space on the other CPU, the same send() with nothing armed, and how long the task's spin
+  // was interrupted (the IPI, the task_work, the return), each the median of a round; ns.
+  std::vector<double> kick_send, kick_send_plain, kick_away;
+  std::string kick_unavailable;
 };
 
 }  // namespace uringsim::host::calib

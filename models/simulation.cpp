@@ -32,6 +32,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.wake_cycles = c.get("wake_cycles");
   p.wake_local_cycles = c.get("wake_local_cycles");
   p.wake_remote_cycles = c.get("wake_remote_cycles");
+  p.ipi_receive_cycles = c.get("ipi_receive_cycles");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
   p.context_switch_cycles = c.get("context_switch_cycles");
   p.migrate_cycles = c.get("migrate_cycles");
@@ -155,14 +156,30 @@ nlohmann::json site_json(const sim::LockSiteStats& s) {
           {"contending", s.contending}};
 }
 
+// Locks of one name are one lock class, as lockdep and /proc/lock_stat count them: a model's locks
+// built on one sim::LockClass report through it, and classes of one name (a task_lock per task)
+// add up.
 nlohmann::json locks_section(const sim::Engine& e) {
+  struct Class {
+    sim::LockKind kind;
+    sim::LockSiteStats total;
+    std::map<sim::Label, sim::LockSiteStats> sites;
+  };
+  std::map<std::string, Class> classes;
+  for (const sim::LockClass* l : e.lock_classes()) {
+    Class& c = classes.try_emplace(l->name(), Class{l->kind(), {}, {}}).first->second;
+    for (const auto& [site, s] : l->window_sites()) {
+      c.total.add(s);
+      c.sites[site].add(s);
+    }
+  }
   nlohmann::json j = nlohmann::json::object();
-  for (const sim::Lock* l : e.locks()) {
-    nlohmann::json lj = site_json(l->window_total());
-    lj["kind"] = l->kind() == sim::Lock::Kind::Spin ? "spinlock" : "mutex";
+  for (const auto& [name, c] : classes) {
+    nlohmann::json lj = site_json(c.total);
+    lj["kind"] = c.kind == sim::LockKind::Spin ? "spinlock" : "mutex";
     lj["sites"] = nlohmann::json::object();
-    for (const auto& [site, s] : l->window_sites()) lj["sites"][sim::label_name(site)] = site_json(s);
-    j[l->name()] = lj;
+    for (const auto& [site, s] : c.sites) lj["sites"][sim::label_name(site)] = site_json(s);
+    j[name] = lj;
   }
   return j;
 }

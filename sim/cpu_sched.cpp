@@ -508,6 +508,13 @@ void CpuScheduler::steal(int cpu, TimeNs now, TimeNs ns) {
   }
 }
 
+void CpuScheduler::interrupt_current(int cpu, TimeNs now, TimeNs ns, Cycles cycles, Label symbol) {
+  Thread* c = rq(cpu).curr;
+  if (!c) return;
+  steal(cpu, now, ns);
+  c->account(cycles, symbol);
+}
+
 void CpuScheduler::started_running(Thread& t, TimeNs now) {
   t.sched().exec_start = now;
 }

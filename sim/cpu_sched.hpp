@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/label.hpp"
 #include "sim/types.hpp"
 
 namespace uringsim::sim {
@@ -97,6 +98,9 @@ class CpuScheduler {
   // later; a busy wait (spin) does not run meanwhile. Either way that time is the handler's CPU
   // time, not the thread's (as with IRQ_TIME_ACCOUNTING).
   void steal(int cpu, TimeNs now, TimeNs ns);
+  // An interrupt taken on behalf of the CPU's current thread (the IPI that kicks it): as steal(),
+  // but the time is that thread's CPU time, accounted to `symbol`.
+  void interrupt_current(int cpu, TimeNs now, TimeNs ns, Cycles cycles, Label symbol);
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
   // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.

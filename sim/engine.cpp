@@ -262,7 +262,7 @@ Topology Engine::topology() const {
   };
   for (const auto& t : threads_)
     if (!t->opts_.daemon) add(t->name(), "thread");
-  for (const Lock* l : locks_) add(l->name(), l->kind() == Lock::Kind::Spin ? "spinlock" : "mutex");
+  for (const LockClass* l : lock_classes_) add(l->name(), l->kind() == LockKind::Spin ? "spinlock" : "mutex");
   for (const WaitQueue* q : waitqueues_) add(q->name(), "waitqueue");
   for (const auto& n : declared_) add(n.name, n.kind);
   for (const auto& e : declared_edges_) {
@@ -390,7 +390,7 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
   window_end_ = end_ns;
   at_ns(start_ns, [this] {
     for (auto& t : threads_) t->mark_window_start();
-    for (Lock* l : locks_) l->mark_window_start();
+    for (LockClass* l : lock_classes_) l->mark_window_start();
     for (AtomicLine* a : atomics_) a->mark_window_start();
   });
 }
@@ -407,8 +407,8 @@ void Engine::run_until_ns(TimeNs t_ns) {
   if (impl_->failure) std::rethrow_exception(impl_->failure);
 }
 
-void Engine::unregister_lock(Lock* l) {
-  locks_.erase(std::remove(locks_.begin(), locks_.end(), l), locks_.end());
+void Engine::unregister_lock_class(LockClass* c) {
+  lock_classes_.erase(std::remove(lock_classes_.begin(), lock_classes_.end(), c), lock_classes_.end());
 }
 
 void Engine::unregister_atomic(AtomicLine* a) {

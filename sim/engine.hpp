@@ -22,7 +22,7 @@
 namespace uringsim::sim {
 
 class AtomicLine;
-class Lock;
+class LockClass;
 class WaitQueue;
 
 // Spawning one more thread than the machine running the simulation can hold (see
@@ -124,9 +124,10 @@ class Engine {
   void unregister_waitqueue(const WaitQueue* q);
 
   const std::vector<std::unique_ptr<Thread>>& threads() const { return threads_; }
-  const std::vector<Lock*>& locks() const { return locks_; }
-  void register_lock(Lock* l) { locks_.push_back(l); }
-  void unregister_lock(Lock* l);
+  // Every lock reports through its class (sim/lock.hpp): a lock of its own, or many sharing one.
+  const std::vector<LockClass*>& lock_classes() const { return lock_classes_; }
+  void register_lock_class(LockClass* c) { lock_classes_.push_back(c); }
+  void unregister_lock_class(LockClass* c);
   const std::vector<AtomicLine*>& atomics() const { return atomics_; }
   void register_atomic(AtomicLine* a) { atomics_.push_back(a); }
   void unregister_atomic(AtomicLine* a);
@@ -192,7 +193,7 @@ class Engine {
   PrimitiveCosts costs_;
   std::unique_ptr<Impl> impl_;
   std::vector<std::unique_ptr<Thread>> threads_;
-  std::vector<Lock*> locks_;
+  std::vector<LockClass*> lock_classes_;
   std::vector<AtomicLine*> atomics_;
   TimeNs window_start_ = 0, window_end_ = 0;
   std::uint64_t events_ = 0;

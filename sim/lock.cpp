@@ -29,20 +29,29 @@ void LockSiteStats::add(const LockSiteStats& o) {
   contending += o.contending;
 }
 
-Lock::Lock(std::string name, Kind kind) : name_(std::move(name)), kind_(kind) {
-  Engine& e = Engine::get();
-  e.register_lock(this);
-  order_id_ = e.checks().add_lock_name(name_);
+LockClass::LockClass(std::string name, LockKind kind) : name_(std::move(name)), kind_(kind) {
+  Engine::get().register_lock_class(this);
 }
 
-Lock::~Lock() {
+LockClass::~LockClass() {
   try {
-    Engine::get().unregister_lock(this);
+    Engine::get().unregister_lock_class(this);
   } catch (const std::logic_error&) {
   }
 }
 
-LockSiteStats& Lock::site_stats(Label site) {
+Lock::Lock(std::string name, Kind kind)
+    : own_class_(std::make_unique<LockClass>(std::move(name), kind)), cls_(own_class_.get()), kind_(kind) {
+  order_id_ = Engine::get().checks().add_lock_name(cls_->name());
+}
+
+Lock::Lock(LockClass& cls) : cls_(&cls), kind_(cls.kind()) {
+  order_id_ = Engine::get().checks().add_lock_name(cls_->name());
+}
+
+Lock::~Lock() = default;
+
+LockSiteStats& LockClass::site_stats(Label site) {
   for (int i = 0; i < kSiteCache; ++i)
     if (cached_site_[i] == site) return *cached_stats_[i];
   LockSiteStats& s = sites_[site];
@@ -61,7 +70,7 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended, Tim
   acquired_at_ = at;
   self.held_.push_back({this, site});
   if (kind_ == Kind::Spin) ++self.spin_held_;
-  LockSiteStats& s = site_stats(site);
+  LockSiteStats& s = cls_->site_stats(site);
   owner_stats_ = &s;
   ++s.acquisitions;
   if (moved_) ++s.acq_bounces;
@@ -93,13 +102,13 @@ void Lock::lock(Label site) {
   if (!wait_ahead) reach(self, !owner_);
   if (owner_ == &self) {
     report_violation(violation::kRecursiveLock, site, 0,
-                     "takes " + name_ + " again; it already holds it (taken at " + label_name(owner_site_) +
+                     "takes " + name() + " again; it already holds it (taken at " + label_name(owner_site_) +
                          "): the kernel would hang here, the run goes on as if the lock were recursive");
     ++recursion_;
     return;
   }
   if (kind_ == Kind::Mutex && self.spin_held_ > 0)
-    self.check_may_sleep(site, ("takes mutex " + name_).c_str());
+    self.check_may_sleep(site, ("takes mutex " + name()).c_str());
   Engine& e = Engine::get();
   for (const Thread::HeldLock& h : self.held_)
     e.checks().order_edge(h.lock->order_id_, h.site, order_id_, site);
@@ -118,7 +127,7 @@ void Lock::lock(Label site) {
   wait_for_handoff(self, wait_ahead);
   self.waiting_lock_ = nullptr;
   self.waiting_site_ = kNoLabel;
-  if (owner_ != &self) throw std::logic_error("lock " + name_ + ": woken without hand-off");
+  if (owner_ != &self) throw std::logic_error("lock " + name() + ": woken without hand-off");
   // hand_over() already made us the owner; record the acquisition at the hand-off date.
   owner_ = nullptr;
   acquired(self, site, e.clock_ns() - t0, true, e.clock_ns());
@@ -147,11 +156,11 @@ bool Lock::try_lock(Label site) {
 void Lock::unlock(Label site) {
   Thread& self = current();
   // The critical section's work ends before the release; with nobody waiting, as for lock().
-  reach(self, owner_ == &self && queue_.empty() && recursion_ == 0);
+  reach(self, owner_ == &self && queue_empty() && recursion_ == 0);
   if (owner_ != &self) {
     report_violation(
         violation::kUnlockNotOwner, site == kNoLabel ? self.last_symbol_ : site, 0,
-        "releases " + name_ +
+        "releases " + name() +
             (owner_ ? ", held by " + owner_->name() + " (taken at " + label_name(owner_site_) + ")"
                     : ", which nobody holds") +
             "; the release is ignored");
@@ -174,15 +183,18 @@ void Lock::unlock(Label site) {
   s.hold_ns_max = std::max(s.hold_ns_max, held);
   keep_min(s.hold_ns_min, held);
   owner_ = nullptr;
-  if (!queue_.empty()) {
-    Thread* next = queue_.front();
-    queue_.pop_front();
+  if (!queue_empty()) {
+    Thread* next = queue_[queue_head_++];
+    if (queue_empty()) {
+      queue_.clear();
+      queue_head_ = 0;
+    }
     owner_ = next;  // direct FIFO hand-off: nobody can barge in
     hand_over(*next);
   }
 }
 
-std::map<Label, LockSiteStats> Lock::window_sites() const {
+std::map<Label, LockSiteStats> LockClass::window_sites() const {
   std::map<Label, LockSiteStats> w = sites_;
   for (auto& [site, s] : w) {
     auto it = base_.find(site);
@@ -198,19 +210,24 @@ std::map<Label, LockSiteStats> Lock::window_sites() const {
   return w;
 }
 
-LockSiteStats Lock::window_total() const {
+LockSiteStats LockClass::window_total() const {
   LockSiteStats t;
   for (const auto& [site, s] : window_sites()) t.add(s);
   return t;
 }
 
-void Lock::mark_window_start() {
+void LockClass::mark_window_start() {
   base_ = sites_;
   // Extremes restart with the window.
   for (auto& [site, s] : sites_) s.wait_ns_max = s.hold_ns_max = s.wait_ns_min = s.hold_ns_min = 0;
 }
 
 // --- SpinLock ---
+SpinLock::SpinLock(LockClass& cls) : Lock(cls) {
+  if (cls.kind() != Kind::Spin)
+    throw std::logic_error("spinlock of lock class " + cls.name() + ", a mutex class");
+}
+
 void SpinLock::fast_path_cost(Thread& self, bool migrated) {
   const auto& c = Engine::get().costs();
   self.charge(c.spin_lock_fast_cycles + (migrated ? c.spin_lock_migrate_cycles : 0), sym::spin_fast());
@@ -230,6 +247,11 @@ void SpinLock::hand_over(Thread& next) {
 }
 
 // --- Mutex ---
+Mutex::Mutex(LockClass& cls) : Lock(cls) {
+  if (cls.kind() != Kind::Mutex)
+    throw std::logic_error("mutex of lock class " + cls.name() + ", a spinlock class");
+}
+
 void Mutex::fast_path_cost(Thread& self, bool) {
   self.charge(Engine::get().costs().mutex_fast_cycles, sym::mutex_lock());
 }

@@ -1,9 +1,10 @@
 #pragma once
 // Locks with FIFO hand-off (the shape of a queued spinlock / MCS lock) and per-call-site
 // statistics in the spirit of /proc/lock_stat. SpinLock waiters burn their CPU; Mutex waiters sleep.
-#include <deque>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/label.hpp"
 #include "sim/thread.hpp"
@@ -24,10 +25,46 @@ struct LockSiteStats {
   void add(const LockSiteStats& o);
 };
 
+enum class LockKind { Spin, Mutex };
+
+// What /proc/lock_stat keeps for a lock class: statistics per acquiring call site. Every lock
+// reports through one. Most locks are a class of their own; a model's many locks of one kind (a
+// socket lock per connection) share one, as lockdep counts them, so that each instance costs
+// only its owner and queue.
+class LockClass {
+ public:
+  LockClass(std::string name, LockKind kind);  // registers with the engine, for results
+  ~LockClass();
+  LockClass(const LockClass&) = delete;
+  LockClass& operator=(const LockClass&) = delete;
+
+  const std::string& name() const { return name_; }
+  LockKind kind() const { return kind_; }
+  // Statistics per acquiring call site: whole run, and since the window start.
+  const std::map<Label, LockSiteStats>& sites() const { return sites_; }
+  std::map<Label, LockSiteStats> window_sites() const;
+  LockSiteStats window_total() const;
+  void mark_window_start();
+
+ private:
+  friend class Lock;
+  LockSiteStats& site_stats(Label site);
+
+  std::string name_;
+  LockKind kind_;
+  std::map<Label, LockSiteStats> sites_, base_;
+  // Hot-path shortcut into sites_ (map nodes never move): the last sites that took the lock.
+  static constexpr int kSiteCache = 4;
+  Label cached_site_[kSiteCache] = {kNoLabel, kNoLabel, kNoLabel, kNoLabel};
+  LockSiteStats* cached_stats_[kSiteCache] = {};
+  int cache_next_ = 0;
+};
+
 class Lock {
  public:
-  enum class Kind { Spin, Mutex };
-  Lock(std::string name, Kind kind);
+  using Kind = LockKind;
+  Lock(std::string name, Kind kind);  // a lock class of its own
+  explicit Lock(LockClass& cls);      // one of a class's locks
   virtual ~Lock();
   Lock(const Lock&) = delete;
   Lock& operator=(const Lock&) = delete;
@@ -42,23 +79,22 @@ class Lock {
   bool try_lock(Label site);
   void unlock(Label site = kNoLabel);  // `site`: the releasing path, named in violations
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return cls_->name(); }
   Kind kind() const { return kind_; }
   bool held() const { return owner_ != nullptr; }
   const Thread* owner() const { return owner_; }
   Label owner_site() const { return owner_site_; }  // where the owner took it
-  std::size_t waiters() const { return queue_.size(); }
+  std::size_t waiters() const { return queue_.size() - queue_head_; }
   // The current holder took the lock from a holder on another CPU: the lock's cache line, and the
   // lines of the data it protects, had to move. Models charge the data lines they touch.
   bool moved() const { return moved_; }
   // How long the current holder waited for it (0 if uncontended).
   TimeNs last_wait_ns() const { return last_wait_ns_; }
 
-  // Statistics per acquiring call site: whole run, and since the window start.
-  const std::map<Label, LockSiteStats>& sites() const { return sites_; }
-  std::map<Label, LockSiteStats> window_sites() const;
-  LockSiteStats window_total() const;
-  void mark_window_start();
+  // Statistics of its class (its own, unless built on a shared one).
+  const std::map<Label, LockSiteStats>& sites() const { return cls_->sites(); }
+  std::map<Label, LockSiteStats> window_sites() const { return cls_->window_sites(); }
+  LockSiteStats window_total() const { return cls_->window_total(); }
 
  protected:
   virtual void fast_path_cost(Thread& self, bool migrated) = 0;  // uncontended acquire + release
@@ -71,9 +107,10 @@ class Lock {
   void acquired(Thread& self, Label site, TimeNs waited, bool contended, TimeNs at);
   void reach(Thread& self, bool free_ahead);
   bool closes_wait_cycle(const Thread& self) const;
-  LockSiteStats& site_stats(Label site);
+  bool queue_empty() const { return queue_head_ == queue_.size(); }
 
-  std::string name_;
+  std::unique_ptr<LockClass> own_class_;  // set when the lock is a class of its own
+  LockClass* cls_;
   Kind kind_;
   Thread* owner_ = nullptr;
   Label owner_site_ = 0;
@@ -81,17 +118,13 @@ class Lock {
   bool moved_ = false;
   TimeNs last_wait_ns_ = 0;
   TimeNs acquired_at_ = 0;
-  std::deque<Thread*> queue_;
-  int order_id_ = -1;  // node of the lock-order graph
-  int recursion_ = 0;  // recursive acquisitions let through after a violation
-  std::map<Label, LockSiteStats> sites_, base_;
-  // Hot-path shortcuts into sites_ (map nodes never move): the last sites that took the lock, and
-  // the current holder's entry, so an acquisition and its release need no tree search.
-  static constexpr int kSiteCache = 4;
-  Label cached_site_[kSiteCache] = {kNoLabel, kNoLabel, kNoLabel, kNoLabel};
-  LockSiteStats* cached_stats_[kSiteCache] = {};
-  int cache_next_ = 0;
-  LockSiteStats* owner_stats_ = nullptr;
+  // FIFO of waiters from queue_head_ on; a vector, not a deque, which allocates even when empty
+  // (a lock per connection adds up).
+  std::vector<Thread*> queue_;
+  std::size_t queue_head_ = 0;
+  int order_id_ = -1;                     // node of the lock-order graph
+  int recursion_ = 0;                     // recursive acquisitions let through after a violation
+  LockSiteStats* owner_stats_ = nullptr;  // the current holder's site entry: its release needs no search
 };
 
 // Queued spinlock: waiters spin (CPU accounted to native_queued_spin_lock_slowpath), the lock is
@@ -99,6 +132,7 @@ class Lock {
 class SpinLock final : public Lock {
  public:
   explicit SpinLock(std::string name) : Lock(std::move(name), Kind::Spin) {}
+  explicit SpinLock(LockClass& cls);  // its kind must be Spin
 
  protected:
   void fast_path_cost(Thread& self, bool migrated) override;
@@ -111,6 +145,7 @@ class SpinLock final : public Lock {
 class Mutex final : public Lock {
  public:
   explicit Mutex(std::string name) : Lock(std::move(name), Kind::Mutex) {}
+  explicit Mutex(LockClass& cls);  // its kind must be Mutex
 
  protected:
   void fast_path_cost(Thread& self, bool migrated) override;

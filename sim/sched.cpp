@@ -42,6 +42,26 @@ void wake_up_process(Thread& target) {
   }
 }
 
+bool kick_process(Thread& target, Cycles send_cycles, Label symbol) {
+  Thread& self = current();
+  const bool receiver = target.scheduled();  // else no CPU of the machine: the IPI, no receiver
+  if (receiver) {
+    self.reach_shared();  // the target's CPU as it is at the sender's date
+    if (!target.sched().on_cpu || target.cpu() == self.cpu()) return false;
+  }
+  self.charge(send_cycles, symbol);
+  self.count(symbol);
+  Engine& e = Engine::get();
+  const Cycles c = e.costs().ipi_receive_cycles;
+  if (receiver && c > 0) {
+    // Delivered once the sender's part is done (on a VM its exit), to whatever runs there then.
+    self.reach_shared();
+    static const Label sym = intern("sysvec_reschedule_ipi");
+    e.scheduler().interrupt_current(target.cpu(), self.local_now_ns(), e.cycles_to_ns(c), c, sym);
+  }
+  return true;
+}
+
 void switch_in_after_sleep() {
   Thread& self = current();
   // A scheduled thread paid its wake-up when the scheduler dispatched it (sim/cpu_sched.hpp).

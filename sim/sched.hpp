@@ -9,7 +9,12 @@ namespace uringsim::sim {
 // run on its CPU; wake_cycles if it goes to another CPU with an IPI (counted as one); else
 // wake_remote_cycles.
 void charge_wake(Thread& target);
-void wake_up_process(Thread& target);           // from the current thread
+void wake_up_process(Thread& target);  // from the current thread
+// kick_process(target), from the current thread: a task running on another CPU is sent an IPI
+// (true). The sender pays send_cycles (counted under `symbol`); the IPI arrives when that work
+// ends and takes ipi_receive_cycles of the target's time there. A task that is not running, or
+// runs on the caller's CPU, gets none (false) and the sender pays nothing.
+bool kick_process(Thread& target, Cycles send_cycles, Label symbol);
 void sleep_until_woken(Label path = kNoLabel);  // current thread sleeps until wake_up_process()
 void switch_in_after_sleep();                   // the woken side's latency and switch-in cost
 

@@ -23,9 +23,11 @@ struct PrimitiveCosts {
   Cycles wake_remote_cycles = 0;
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
-  Cycles migrate_cycles = 0;
-  Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)  // a
-                                        // thread's first run on another CPU: its cache state follows it
+  Cycles migrate_cycles = 0;            // a thread's first run on another CPU: its cache state follows it
+  Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)
+  // What an IPI that kicks a running task (kick_process) takes from that task's CPU: the
+  // interrupt's entry and exit, on a VM the exits; charged to the task (sim::kick_process).
+  Cycles ipi_receive_cycles = 0;
 };
 
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.

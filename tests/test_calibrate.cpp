@@ -252,7 +252,8 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // Loopback TCP: per byte averaged over send and recv; send/recv less the syscall and their bytes.
   const double byte = ((1400 - 1200) + (1350 - 1200)) / (2.0 * (16384 - 64)) * G;
   CHECK(c.costs.at("tcp_byte_cycles").value == Approx(byte));
-  CHECK(c.costs.at("tcp_send_cycles").value == Approx((1200 - 100) * G - 64 * byte));
+  // Less the socket spinlock section the model takes on its own (spin_lock_fast, 10 ns here).
+  CHECK(c.costs.at("tcp_send_cycles").value == Approx((1200 - 100 - 10) * G - 64 * byte));
   CHECK(c.costs.at("epoll_wait_cycles").value == Approx(300 * G));
   // io-wq: the batch slopes' difference less the spin sections, shared among the per-item entries.
   // And the task_work item that frees each request (6.x): tw_add + tw_run as derived here.

@@ -1,8 +1,9 @@
 // Shared state is published at the writer's local date (docs/architecture.md, "Lookahead and shared
 // state"): a loopback send makes its data readable when the sender's work for it ends, not at the
-// sender's clock, whatever the lookahead does. And the task_work list each era has: a lock up to
-// 5.18, an llist (one atomic per add and per run) in 6.x. The machine runs at 1 GHz (1 cycle =
-// 1 ns) with every cost 0 but the work charged.
+// sender's clock, whatever the lookahead does. The socket lock of a local peer
+// (docs/models/sockets.md). And the task_work list each era has: a lock up to 5.18, an llist
+// (one atomic per add and per run) in 6.x. The machine runs at 1 GHz (1 cycle = 1 ns) with every
+// cost 0 but the work charged.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -11,8 +12,10 @@
 #include <stdexcept>
 
 #include "cli_helpers.hpp"
+#include "models/io/request.hpp"
 #include "models/net/socket.hpp"
 #include "sim/engine.hpp"
+#include "sim/lock.hpp"
 #include "sim/thread.hpp"
 
 using namespace uringsim;
@@ -51,17 +54,19 @@ Seen simulate(bool lookahead) {
   return s;
 }
 
-Seen run(bool lookahead) {  // one simulation per process
+// One simulation per process: `simulate` runs in a child, which sends its outcome back.
+template <class T, class F>
+T in_child(F simulate) {
   int fd[2];
   if (pipe(fd) != 0) throw std::runtime_error("pipe");
   const pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    const Seen s = simulate(lookahead);
+    const T s = simulate();
     _exit(write(fd[1], &s, sizeof s) == static_cast<ssize_t>(sizeof s) ? 0 : 1);
   }
   close(fd[1]);
-  Seen s;
+  T s;
   const ssize_t n = read(fd[0], &s, sizeof s);
   close(fd[0]);
   int status = 0;
@@ -72,7 +77,80 @@ Seen run(bool lookahead) {  // one simulation per process
   return s;
 }
 
+Seen run(bool lookahead) {
+  return in_child<Seen>([&] { return simulate(lookahead); });
+}
+
+// An armed poll whose wake callback costs 1000 cycles (the sender's task_work add and IPI).
+struct SlowWake final : models::IoRequest {
+  bool hipri() const override { return false; }
+  void poll_wake() override { sim::current().charge(1000, sim::intern("kick")); }
+  void async_done() override {}
+};
+struct Recv final : models::IoRequest {
+  bool hipri() const override { return false; }
+  void poll_wake() override {}
+  void async_done() override {}
+};
+
+struct Locked {
+  sim::TimeNs got_data = -1;  // when the reader's recv returned with the data
+  std::uint64_t contended = 99;
+  sim::TimeNs waited = -1;
+};
+
+// The sender, from 1 ns, does 100 ns of work and delivers 12 bytes to a socket with a poll armed
+// (a 1000 ns wake-up). The reader tries a recv at 500 ns, inside the sender's wake-up. With a
+// local peer (`local`) the sender holds the socket lock from 101 to 1101.
+Locked simulate_lock(bool local, bool lookahead) {
+  sim::MachineSpec m;
+  m.cores = 2;
+  m.ghz = 1.0;
+  sim::Engine e(m, sim::PrimitiveCosts{});
+  e.set_lookahead(lookahead);
+  sim::LockClass cls("slock-AF_INET", sim::LockKind::Spin);
+  const models::SocketCosts costs{};
+  models::Socket sock(
+      0, costs, [](int, std::uint32_t) {}, nullptr, local ? &cls : nullptr);
+  SlowWake poll;
+  poll.op = models::Op::Recv;
+  Recv recv;
+  recv.op = models::Op::Recv;
+  recv.bytes = 12;
+  sock.add_poll(poll);
+  Locked o;
+  e.spawn("sender", "client", 0, [&] {
+    sim::Thread& self = sim::current();
+    self.sleep_ns(1);
+    self.charge(100, sim::intern("tcp_sendmsg"));
+    sock.deliver(12, self.cpu());
+  });
+  e.spawn("reader", "server", 1, [&] {
+    sim::current().sleep_ns(500);
+    if (sock.try_issue(recv)) o.got_data = sim::now_ns();
+  });
+  e.run_until_ns(1e6);
+  const auto t = cls.window_total();
+  o.contended = t.contended;
+  o.waited = t.wait_ns_total;
+  return o;
+}
+
 }  // namespace
+
+TEST_CASE("publication: the socket lock: a recv during a local sender's wake-ups spins until it lets go") {
+  for (const bool lookahead : {true, false}) {
+    INFO("lookahead " << lookahead);
+    const Locked local = in_child<Locked>([&] { return simulate_lock(true, lookahead); });
+    CHECK(local.got_data == Approx(1101));
+    CHECK(local.contended == 1);
+    CHECK(local.waited == Approx(601));
+    // Data from the network: no lock, the data is there from 101.
+    const Locked remote = in_child<Locked>([&] { return simulate_lock(false, lookahead); });
+    CHECK(remote.got_data == Approx(500));
+    CHECK(remote.contended == 0);
+  }
+}
 
 TEST_CASE("publication: a loopback message is readable from the end of the sender's send, not before") {
   for (const bool lookahead : {true, false}) {

@@ -372,3 +372,42 @@ TEST_CASE(
   // Counted as the host counts IPIs: one per wake-up that sent one (no window: the whole run).
   CHECK(waker.window_counts_by_symbol().at(sym::wake_ipi()) == 2);
 }
+
+TEST_CASE(
+    "sched: kick_process sends an IPI only to a task running on another CPU, which loses "
+    "ipi_receive_cycles once the sender's part is done") {
+  // 1 GHz: cycles are ns. The kick costs the sender 500; the IPI takes 2000 of the target's time.
+  PrimitiveCosts c;
+  c.ipi_receive_cycles = 2000;
+  Engine e(machine(2, SchedPolicy::Eevdf), c);
+  const Label kick = intern("kick");
+  TimeNs busy_done = -1;
+  // CPU 1: a task working from 0 to 10 us, unless interrupted.
+  Thread& busy = e.spawn("busy", "app", 1, [&] {
+    current().compute(10e3, intern("work"));
+    busy_done = now_ns();
+  });
+  Thread& parked = e.spawn("parked", "app", 1, [&] { current().park(); });
+  Thread& here = e.spawn("here", "app", 0, [&] { current().park(); });
+  bool to_busy = false, to_parked = true, to_here = true;
+  TimeNs sender_after = -1;
+  e.spawn("sender", "app", 0, [&] {
+    current().sleep_ns(1e3);
+    to_busy = kick_process(busy, 500, kick);  // at 1 us: busy runs on CPU 1
+    sender_after = now_ns();
+    to_parked = kick_process(parked, 500, kick);  // not running: no IPI, no cost
+    to_here = kick_process(here, 500, kick);      // this CPU's: no IPI either
+    current().sleep_ns(50e3);
+    here.unpark();
+    parked.unpark();
+  });
+  e.run_until_ns(1e9);
+  CHECK(to_busy);
+  CHECK_FALSE(to_parked);
+  CHECK_FALSE(to_here);
+  CHECK(sender_after == Approx(1.5e3));  // only the one IPI cost the sender
+  CHECK(busy_done == Approx(12e3));      // 10 us of work and the 2 us interrupt
+  const auto& by = busy.cycles_by_symbol();
+  const Label irq = intern("sysvec_reschedule_ipi");
+  CHECK((irq < by.size() ? by[irq] : 0) == Approx(2000));  // the interrupt is the task's CPU time
+}

@@ -170,7 +170,7 @@ TEST_CASE(
   CHECK(w.ctx.stats().cqes_posted == 2);
   // The lockless CQ: only the submitter posts, so completion_lock is never taken.
   int found = 0;
-  for (const sim::Lock* l : w.engine.locks())
+  for (const sim::LockClass* l : w.engine.lock_classes())
     if (l->name() == "ctx->completion_lock") {
       ++found;
       CHECK(l->window_total().acquisitions == 0);

@@ -353,7 +353,7 @@ LockUse io_wq_locks_of_one_punt(const std::string& era, const std::string& lock)
   w.engine.run_until_ns(1e6);
   REQUIRE(seen.size() == 1);
   LockUse use;
-  for (const sim::Lock* l : w.engine.locks()) {
+  for (const sim::LockClass* l : w.engine.lock_classes()) {
     if (l->name() != "wqe->lock" && l->name().rfind("acct->", 0) != 0) continue;
     auto& sites = use.sites[l->name()];
     for (const auto& [site, st] : l->sites()) sites[sim::label_name(site)] = st.acquisitions;

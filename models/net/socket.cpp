@@ -14,6 +14,14 @@ sim::Label sym_send() {
   static const sim::Label l = sim::intern("tcp_sendmsg_locked");
   return l;
 }
+sim::Label site_rcv() {  // the sender's softirq: bh_lock_sock_nested in tcp_v4_rcv
+  static const sim::Label l = sim::intern("tcp_v4_rcv");
+  return l;
+}
+sim::Label site_lock_sock() {
+  static const sim::Label l = sim::intern("lock_sock_nested");
+  return l;
+}
 }  // namespace
 
 SocketCosts SocketCosts::from(const config::CostTable& t) {
@@ -32,8 +40,18 @@ SocketCosts SocketCosts::from(const config::CostTable& t) {
 }
 
 Socket::Socket(int conn, const SocketCosts& costs, std::function<void(int, std::uint32_t)> on_send,
-               ConnectionCache* cache)
-    : conn_(conn), costs_(costs), on_send_(std::move(on_send)), cache_(cache) {}
+               ConnectionCache* cache, sim::LockClass* slock)
+    : conn_(conn),
+      costs_(costs),
+      on_send_(std::move(on_send)),
+      cache_(cache),
+      slock_(slock ? std::make_unique<sim::SpinLock>(*slock) : nullptr) {}
+
+void Socket::lock_sock() {
+  if (!slock_) return;
+  slock_->lock(site_lock_sock());
+  slock_->unlock();  // the socket is the caller's (owned) from here; the spinlock is free again
+}
 
 sim::Cycles Socket::cold_misses() {
   return cache_ ? cache_->touch(conn_) : 0;
@@ -41,8 +59,14 @@ sim::Cycles Socket::cold_misses() {
 
 void Socket::deliver(std::uint32_t bytes, int from_cpu) {
   // The data is readable from the end of the sender's work (its send, whose softirq queued it):
-  // published at the sender's local date, not earlier, whoever reads it next.
-  if (sim::Thread* sender = sim::current_if()) sender->reach_shared();
+  // published at the sender's local date, not earlier, whoever reads it next. A local sender's
+  // softirq holds the socket's spinlock across the queueing and the wake-ups.
+  sim::Thread* sender = sim::current_if();
+  const bool locked = slock_ && sender && sender->accounted();
+  if (locked)
+    slock_->lock(site_rcv());
+  else if (sender)
+    sender->reach_shared();
   rx_bytes_ += bytes;
   rx_from_cpu_ = from_cpu;
   // sk_data_ready: wake every poll entry (each runs its requester's wake function here) and the
@@ -58,6 +82,7 @@ void Socket::deliver(std::uint32_t bytes, int from_cpu) {
     r->poll_wake();
   }
   sleepers_.wake_all();
+  if (locked) slock_->unlock();
 }
 
 void Socket::do_recv(IoRequest& req) {
@@ -81,6 +106,7 @@ bool Socket::try_issue(IoRequest& req) {
     do_send(req);
     return true;
   }
+  lock_sock();
   if (rx_bytes_ == 0) {
     sim::current().charge(costs_.tcp_recv_eagain, sym_recv());
     return false;
@@ -94,6 +120,7 @@ void Socket::issue_blocking(IoRequest& req, BlockHooks* hooks) {
     do_send(req);
     return;
   }
+  lock_sock();
   while (rx_bytes_ == 0) {
     sim::current().charge(costs_.tcp_recv_eagain, sym_recv());
     if (hooks) hooks->before_block();
@@ -101,6 +128,7 @@ void Socket::issue_blocking(IoRequest& req, BlockHooks* hooks) {
     // during the hook makes it runnable again and schedule() does not sleep: check again.
     if (rx_bytes_ == 0) sleepers_.wait();
     if (hooks) hooks->after_block();
+    lock_sock();  // sk_wait_data gave the socket up while it slept
   }
   do_recv(req);
 }

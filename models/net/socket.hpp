@@ -2,12 +2,19 @@
 // The server side of a loopback TCP connection. Data sent by the peer becomes readable here and
 // wakes the socket's wait queue: armed polls fire (their wake callback runs in the waker's context)
 // and a thread sleeping in a blocking recv is woken. Sends always fit in the socket buffer.
+//
+// With both ends simulated (a local peer), the peer's send delivers in a softirq on its own CPU
+// that holds this socket's spinlock (bh_lock_sock_nested in tcp_v4_rcv) from queueing the data
+// through its wake-ups, and a recv starts with lock_sock, which takes the same spinlock: a recv
+// that runs while the sender still wakes someone spins (docs/models/sockets.md). Data from the
+// network takes no lock here: its softirq is not simulated.
 #include <functional>
 #include <vector>
 
 #include "config/cost_table.hpp"
 #include "models/io/file.hpp"
 #include "models/net/conn_cache.hpp"
+#include "sim/lock.hpp"
 #include "sim/types.hpp"
 #include "sim/waitqueue.hpp"
 
@@ -36,8 +43,9 @@ class Socket final : public File {
  public:
   // on_send(bytes): called in the sender's context when the server sends on this socket. cache:
   // where the connection's state competes with the others' for the CPU cache; none: always warm.
+  // slock: the class of the socket's spinlock when the peer is local (see above); none: remote.
   Socket(int conn, const SocketCosts& costs, std::function<void(int conn, std::uint32_t bytes)> on_send,
-         ConnectionCache* cache = nullptr);
+         ConnectionCache* cache = nullptr, sim::LockClass* slock = nullptr);
 
   int conn() const { return conn_; }
   std::uint64_t readable_bytes() const { return rx_bytes_; }
@@ -54,6 +62,7 @@ class Socket final : public File {
   void remove_poll(IoRequest& req) override;
 
  private:
+  void lock_sock();  // lock_sock_nested's spinlock section, before a recv looks at the queue
   void do_recv(IoRequest& req);
   void do_send(IoRequest& req);
   sim::Cycles cold_misses();  // what this call's connection state costs to bring back into the cache
@@ -62,6 +71,7 @@ class Socket final : public File {
   const SocketCosts& costs_;
   std::function<void(int, std::uint32_t)> on_send_;
   ConnectionCache* cache_;
+  std::unique_ptr<sim::SpinLock> slock_;  // sk_lock.slock, with a local peer
   std::uint64_t rx_bytes_ = 0;
   int rx_from_cpu_ = -1;             // the local sender of the queued data, -1 if none
   std::vector<IoRequest*> pollers_;  // armed async polls waiting for POLLIN (multishot ones stay)

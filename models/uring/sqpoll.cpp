@@ -33,6 +33,7 @@ void SqThread::start(sim::Engine& engine, const std::string& name, int cpu, bool
   thread_ = &engine.spawn(
       name, "iou-sqp", cpu, [this] { main(); }, o);
   task_.set_thread(*thread_);
+  task_.set_sqpoll();
 }
 
 void SqThread::wake() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/uring/ctx.hpp"
+#include "sim/sched.hpp"
 #include "sim/thread.hpp"
 
 namespace uringsim::models {
@@ -49,12 +50,11 @@ void Task::add(IoRingCtx* ctx, std::function<void()> fn, Notify notify) {
   const bool was_pending = !list_.empty();
   list_.push_back({ctx, std::move(fn)});
   if (task_lock_) task_lock_->unlock();
-  if (was_pending || &self == thread_) return;   // already notified, or we run it ourselves
-  if (wake_if_sleeping()) return;                // both notify methods wake an interruptible sleep
-  if (notify == Notify::SignalNoIpi) return;     // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
-  self.charge(costs_.tw_notify_ipi, sym_ipi());  // kick the running task into the kernel
-  self.count(sym_ipi());
-  ++ipis_;
+  if (was_pending || &self == thread_) return;  // already notified, or we run it ourselves
+  if (wake_if_sleeping()) return;               // both notify methods wake an interruptible sleep
+  if (notify == Notify::SignalNoIpi) return;    // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
+  if (!sqpoll_ && sim::kick_process(*thread_, costs_.tw_notify_ipi, sym_ipi()))
+    ++ipis_;  // kicked into the kernel
   if (kick_) kick_();
 }
 

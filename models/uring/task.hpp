@@ -47,6 +47,9 @@ class Task {
   // The task is busy-polling (SQ thread, user-space CQ spin): a task_work add also calls `kick`
   // (after the IPI's cost) so that the poller notices TIF_NOTIFY_SIGNAL. Empty: not polling.
   void set_kick(std::function<void()> kick) { kick_ = std::move(kick); }
+  // The SQ thread's own task: io_req_normal_work_add only sets TIF_NOTIFY_SIGNAL for it, with no
+  // task_work_add and so no IPI; its loop sees the flag at its next pass.
+  void set_sqpoll() { sqpoll_ = true; }
 
   // Wake the task if it sleeps interruptibly (wake_up_state(task, TASK_INTERRUPTIBLE)); true if
   // it did. For DEFER_TASKRUN's ring-local work, which bypasses the task's list.
@@ -71,6 +74,7 @@ class Task {
   std::unique_ptr<sim::AtomicLine> list_head_;  // 6.0+: the llist's head, null with task_lock
   sim::WaitQueue* sleeping_on_ = nullptr;
   std::function<void()> kick_;
+  bool sqpoll_ = false;
   std::uint64_t items_run_ = 0, runs_ = 0, ipis_ = 0;
 };
 

@@ -32,15 +32,19 @@ void EchoModel::build(sim::Engine& engine, analysis::RunMetrics& metrics) {
     multishot_ = std::make_unique<EchoMultishotServer>(
         p_, c_, ring_->ctx, [this](Op op, int conn) -> Request& { return make_request(op, conn); });
 
+  if (p_.local_clients) slock_class_ = std::make_unique<sim::LockClass>("slock-AF_INET", sim::LockKind::Spin);
   for (int i = 0; i < p_.connections; ++i)
     sockets_.push_back(std::make_unique<Socket>(
-        i, sc_, [this](int conn, std::uint32_t) { on_server_send(conn); }, &conn_cache_));
+        i, sc_, [this](int conn, std::uint32_t) { on_server_send(conn); }, &conn_cache_, slock_class_.get()));
 
   // Local clients take the last cores; remote clients run on one external CPU, unaccounted.
   const int ndrivers = p_.local_clients ? p_.client_threads : 1;
   drivers_.resize(ndrivers);
   conns_.resize(p_.connections);
-  for (int i = 0; i < p_.connections; ++i) conns_[i].driver = i % ndrivers;
+  for (int i = 0; i < p_.connections; ++i) {
+    conns_[i].driver = i % ndrivers;
+    if (slock_class_) conns_[i].client_slock = std::make_unique<sim::SpinLock>(*slock_class_);
+  }
   for (int d = 0; d < ndrivers; ++d) {
     sim::ThreadOptions o;
     int cpu = cores;  // the external CPU
@@ -95,6 +99,7 @@ void EchoModel::declare_topology(sim::Engine& engine) {
   engine.declare_edge(ring, "ctx->uring_lock", "submission under");
   engine.declare_edge(ring, "ctx->completion_lock", "CQE posting under");
   engine.declare_edge(ring, sockets, "issue recv/send");
+  if (slock_class_) engine.declare_edge(sockets, slock_class_->name(), "protected by (both ends)");
   engine.declare_edge(ring, wq, "punt (IOSQE_ASYNC)");
   engine.declare_edge(wq, sockets, "blocking issue");
   engine.declare_edge(sockets, "task_work list", "poll wake: task_work");
@@ -156,17 +161,21 @@ void EchoModel::server_main() {
 void EchoModel::on_server_send(int conn) {
   const sim::TimeNs now = sim::current().local_now_ns();  // after the sender's CPU work
   if (p_.local_clients) {
-    // The echo is the client's from the end of the send: published at the sender's local date.
-    sim::current().reach_shared();
+    static const sim::Label rcv = sim::intern("tcp_v4_rcv");
     // Loopback: the receive softirq ran inside the send (tcp_send_cycles), so the echo is readable
-    // now; sk_data_ready's ep_poll_callback wakes the client if it sleeps in epoll_wait.
-    Driver& d = drivers_[conns_[conn].driver];
-    conns_[conn].echo_from_cpu = sim::current().cpu();
+    // from the end of the send (the lock's date: the sender's local one); under the client
+    // socket's spinlock, sk_data_ready's ep_poll_callback wakes the client if it sleeps in
+    // epoll_wait.
+    Conn& cn = conns_[conn];
+    cn.client_slock->lock(rcv);
+    Driver& d = drivers_[cn.driver];
+    cn.echo_from_cpu = sim::current().cpu();
     d.ready.push_back(conn);
     if (d.in_wait) {
       d.in_wait = false;
       sim::wake_up_process(*d.thread);
     }
+    cn.client_slock->unlock();
     return;
   }
   const sim::TimeNs t_echo = now + sc_.net_one_way_ns;
@@ -239,8 +248,12 @@ void EchoModel::local_client_main(Driver& d) {
       d.ready.pop_front();
       Conn& cn = conns_[conn];
       {
+        static const sim::Label lock_sock = sim::intern("lock_sock_nested");
         const sim::Syscall sys;  // recv
-        self.charge(c_.syscall + sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes + conn_cache_.touch(conn), recv);
+        self.charge(c_.syscall, recv);
+        cn.client_slock->lock(lock_sock);  // the socket is the client's from here
+        cn.client_slock->unlock();
+        self.charge(sc_.tcp_recv + sc_.tcp_byte * p_.msg_bytes + conn_cache_.touch(conn), recv);
         self.charge(sc_.cross_cpu_read(cn.echo_from_cpu, self.cpu()), recv);  // the server's lines
       }
       const sim::TimeNs t = self.local_now_ns();

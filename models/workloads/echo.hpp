@@ -48,6 +48,9 @@ class EchoModel final : public Model {
     sim::TimeNs t_sent = 0;  // when the client sent the message in flight
     int echo_from_cpu = -1;  // local clients: the CPU whose send made the echo readable
     int driver = 0;
+    // Local clients: the client socket's spinlock, which the server's send holds while it queues
+    // the echo and wakes the client, and the client's recv takes (lock_sock).
+    std::unique_ptr<sim::SpinLock> client_slock;
   };
 
   void declare_topology(sim::Engine& engine);
@@ -71,6 +74,9 @@ class EchoModel final : public Model {
   std::unique_ptr<CpuPlacer> placer_;
   std::unique_ptr<Uring> ring_;
   std::unique_ptr<EchoMultishotServer> multishot_;  // recv_mode "multishot": the server's loop
+  // Local clients: the class of both ends' socket spinlocks (lockdep's slock-AF_INET); it outlives
+  // the sockets and connections whose locks report through it.
+  std::unique_ptr<sim::LockClass> slock_class_;
   std::vector<std::unique_ptr<Socket>> sockets_;
   std::vector<Conn> conns_;
   std::vector<Driver> drivers_;
