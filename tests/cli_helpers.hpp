@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -47,9 +48,17 @@ inline std::string source_path(const std::string& rel) {
   return std::string(URINGSIM_SOURCE_DIR) + "/" + rel;
 }
 
+// One test's directory for its outputs, named after the test and the build tree, so that two
+// suites (a Release and a sanitizer build) running at once do not share it.
+inline std::filesystem::path test_dir(const std::string& name) {
+  char tag[17];
+  std::snprintf(tag, sizeof tag, "%08zx", std::hash<std::string>{}(URINGSIM_EXE) & 0xffffffffu);
+  return std::filesystem::temp_directory_path() / ("uringsim-test-" + std::string(tag) + "-" + name);
+}
+
 // A fresh, empty directory for one test's outputs.
 inline std::filesystem::path fresh_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("uringsim-test-" + name);
+  auto d = test_dir(name);
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;

@@ -450,8 +450,7 @@ TEST_CASE("run --calibration: a much larger syscall_cycles lowers seed 000 hybri
   const auto again = fresh_dir("calibrate-syscall-again");
   REQUIRE(run_cli("run " + args + " --calibration " + cal + " --quiet --out " + again.string()).exit_code ==
           0);
-  const auto first =
-      std::filesystem::temp_directory_path() / "uringsim-test-calibrate-syscall-slow" / "results.json";
+  const auto first = testing::test_dir("calibrate-syscall-slow") / "results.json";
   CHECK(slurp(again / "results.json") == slurp(first));
 }
 
