@@ -540,12 +540,30 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                       "cqe_post + 2 spin_lock_fast + mutex_fast = {:.0f}) = {:.0f} cycles",
                       away, at_ghz, e.cyc(away), ran, std::max(0.0, e.cyc(away) - ran)),
           scaled(m.kick_away, G));
+    // When the interrupt lands, from the kick's start: the gap's start after the send() began, less
+    // the part of the send() before the wake callback kicks (at most the whole plain send()).
+    if (!m.kick_onset.empty()) {
+      const double onset = median(m.kick_onset), send = kick - plain - queued;
+      const double at = std::clamp(onset - plain, 0.0, send);
+      std::vector<double> rounds;
+      for (double o : m.kick_onset) rounds.push_back(o - plain);
+      e.put(
+          "ipi_delivery_ns", at,
+          fmt::format("the kicked task's spin loop stopped {:.0f} ns after the sender's send() began "
+                      "(shared monotonic clock), less the plain send() ({:.0f} ns: the part before the "
+                      "kick is at most that) = {:.0f} ns{}",
+                      onset, plain, onset - plain,
+                      onset - plain > send ? fmt::format(", capped at the kick's own part ({:.0f} ns)", send)
+                                           : std::string()),
+          rounds);
+    }
   } else {
     const std::string reason = why_not(!m.kick_unavailable.empty()   ? m.kick_unavailable
                                        : !m.poll_unavailable.empty() ? m.poll_unavailable
                                                                      : "the kick was not measured");
     e.keep("tw_notify_ipi_cycles", reason);
     e.keep("ipi_receive_cycles", reason);
+    e.keep("ipi_delivery_ns", reason);
   }
 
   // io-wq: the batch slopes differ by the per-item io-wq work; the hand-offs stay in the intercepts.

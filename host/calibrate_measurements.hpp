@@ -75,8 +75,9 @@ struct Measurements {
   std::string poll_unavailable;
   // TWA_SIGNAL's kick (calibrate_kick.cpp): send() to a poll armed by a ring whose task spins in
   // user space on the other CPU, the same send() with nothing armed, and how long the task's spin
-  // was interrupted (the IPI, the task_work, the return), each the median of a round; ns.
-  std::vector<double> kick_send, kick_send_plain, kick_away;
+  // was interrupted (the IPI, the task_work, the return) and when that began after the send() began,
+  // each the median of a round; ns.
+  std::vector<double> kick_send, kick_send_plain, kick_away, kick_onset;
   std::string kick_unavailable;
 };
 

@@ -33,6 +33,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.wake_local_cycles = c.get("wake_local_cycles");
   p.wake_remote_cycles = c.get("wake_remote_cycles");
   p.ipi_receive_cycles = c.get("ipi_receive_cycles");
+  p.ipi_delivery_ns = c.get("ipi_delivery_ns");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
   p.context_switch_cycles = c.get("context_switch_cycles");
   p.migrate_cycles = c.get("migrate_cycles");

@@ -214,7 +214,8 @@ CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts
     : spec_(spec),
       costs_(costs),
       rqs_(static_cast<std::size_t>(cpus)),
-      idle_since_(static_cast<std::size_t>(cpus), 0) {
+      idle_since_(static_cast<std::size_t>(cpus), 0),
+      ipi_pending_until_(static_cast<std::size_t>(cpus), -1) {
   if (spec.hz <= 0) throw std::invalid_argument("scheduler: hz must be > 0");
   tick_ns_ = 1e9 / spec.hz;
   // SCHED_TUNABLESCALING_LOG: the granularities grow with 1 + log2 of the CPU count, up to 8 CPUs.
@@ -513,6 +514,11 @@ void CpuScheduler::interrupt_current(int cpu, TimeNs now, TimeNs ns, Cycles cycl
   if (!c) return;
   steal(cpu, now, ns);
   c->account(cycles, symbol);
+}
+
+void CpuScheduler::ipi_pending(int cpu, TimeNs until) {
+  auto& u = ipi_pending_until_[static_cast<std::size_t>(cpu)];
+  u = std::max(u, until);
 }
 
 void CpuScheduler::started_running(Thread& t, TimeNs now) {

@@ -101,6 +101,12 @@ class CpuScheduler {
   // An interrupt taken on behalf of the CPU's current thread (the IPI that kicks it): as steal(),
   // but the time is that thread's CPU time, accounted to `symbol`.
   void interrupt_current(int cpu, TimeNs now, TimeNs ns, Cycles cycles, Label symbol);
+  // The reschedule IPI sent to `cpu` is pending until `until` (its handler has run): another one
+  // sent meanwhile merges into it (one vector, one bit in the local APIC's IRR).
+  void ipi_pending(int cpu, TimeNs until);
+  bool ipi_pending_at(int cpu, TimeNs now) const {
+    return now < ipi_pending_until_[static_cast<std::size_t>(cpu)];
+  }
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
   // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.
@@ -137,6 +143,7 @@ class CpuScheduler {
   std::unique_ptr<FairPolicy> policy_;
   std::vector<FairPolicy::Rq> rqs_;
   std::vector<TimeNs> idle_since_;
+  std::vector<TimeNs> ipi_pending_until_;
   TimeNs tick_ns_;
   TimeNs slice_ns_;  // base slice after the kernel's scaling by CPU count
   std::uint64_t switches_ = 0, migrations_ = 0, preemptions_ = 0, idle_wakeups_ = 0;

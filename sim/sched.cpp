@@ -44,21 +44,35 @@ void wake_up_process(Thread& target) {
 
 bool kick_process(Thread& target, Cycles send_cycles, Label symbol) {
   Thread& self = current();
+  Engine& e = Engine::get();
   const bool receiver = target.scheduled();  // else no CPU of the machine: the IPI, no receiver
   if (receiver) {
     self.reach_shared();  // the target's CPU as it is at the sender's date
     if (!target.sched().on_cpu || target.cpu() == self.cpu()) return false;
+    if (e.scheduler().ipi_pending_at(target.cpu(), self.local_now_ns())) {
+      static const Label merged = intern("kick_process (IPI already pending)");
+      self.count(merged);
+      return false;
+    }
   }
-  self.charge(send_cycles, symbol);
   self.count(symbol);
-  Engine& e = Engine::get();
   const Cycles c = e.costs().ipi_receive_cycles;
-  if (receiver && c > 0) {
-    // Delivered once the sender's part is done (on a VM its exit), to whatever runs there then.
-    self.reach_shared();
-    static const Label sym = intern("sysvec_reschedule_ipi");
-    e.scheduler().interrupt_current(target.cpu(), self.local_now_ns(), e.cycles_to_ns(c), c, sym);
+  if (!receiver || c <= 0) {
+    self.charge(send_cycles, symbol);
+    if (receiver) e.scheduler().ipi_pending(target.cpu(), self.local_now_ns());
+    return true;
   }
+  // Delivered ipi_delivery_ns into the sender's part (on a VM both ends' exits overlap), to
+  // whatever runs there then; the sender's part goes on after it. Until its handler has run, a
+  // second kick merges into it.
+  const Cycles before = std::min(send_cycles, e.ns_to_cycles(e.costs().ipi_delivery_ns));
+  self.charge(before, symbol);
+  self.reach_shared();
+  static const Label sym = intern("sysvec_reschedule_ipi");
+  const TimeNs at = self.local_now_ns(), ns = e.cycles_to_ns(c);
+  e.scheduler().interrupt_current(target.cpu(), at, ns, c, sym);
+  e.scheduler().ipi_pending(target.cpu(), at + ns);
+  self.charge(send_cycles - before, symbol);
   return true;
 }
 

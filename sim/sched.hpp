@@ -11,9 +11,12 @@ namespace uringsim::sim {
 void charge_wake(Thread& target);
 void wake_up_process(Thread& target);  // from the current thread
 // kick_process(target), from the current thread: a task running on another CPU is sent an IPI
-// (true). The sender pays send_cycles (counted under `symbol`); the IPI arrives when that work
-// ends and takes ipi_receive_cycles of the target's time there. A task that is not running, or
-// runs on the caller's CPU, gets none (false) and the sender pays nothing.
+// (true). The sender pays send_cycles (counted under `symbol`); the IPI arrives ipi_delivery_ns
+// into that work (at its end at the latest) and takes ipi_receive_cycles of the target's time
+// there. A task that is not running, or runs on the caller's CPU, gets none (false) and the
+// sender pays nothing; nor does one whose CPU has a kick's IPI pending still (sent, its handler
+// not yet run): the second merges into the first (false, counted as "kick_process (IPI already
+// pending)").
 bool kick_process(Thread& target, Cycles send_cycles, Label symbol);
 void sleep_until_woken(Label path = kNoLabel);  // current thread sleeps until wake_up_process()
 void switch_in_after_sleep();                   // the woken side's latency and switch-in cost

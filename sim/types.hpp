@@ -28,6 +28,9 @@ struct PrimitiveCosts {
   // What an IPI that kicks a running task (kick_process) takes from that task's CPU: the
   // interrupt's entry and exit, on a VM the exits; charged to the task (sim::kick_process).
   Cycles ipi_receive_cycles = 0;
+  // When that interrupt lands, from the start of the sender's IPI send: within the send (on a VM
+  // the two ends' exits overlap), never after its end.
+  TimeNs ipi_delivery_ns = 0;
 };
 
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.

@@ -302,6 +302,30 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK_NOTHROW(config::parse_calibration_text(single.to_json().dump(), "single.json"));
 }
 
+TEST_CASE("calibrate derive: the kick from both sides, and when its IPI lands within the sender's part") {
+  auto m = synthetic();  // the poll benchmark's armed send is 60 ns over its plain one
+  auto v = [](double x) { return std::vector<double>{x * 0.98, x, x * 1.03}; };
+  m.kick_send = v(31000);
+  m.kick_send_plain = v(4000);
+  m.kick_away = v(26000);
+  m.kick_onset = v(24000);
+  const double G = 2.0;
+  auto c = host::calib::derive_calibration(m, synthetic_machine(), true);
+  CHECK(c.costs.at("tw_notify_ipi_cycles").value == Approx((31000 - 4000 - 60) * G));
+  // From the send()'s start, less the plain send(): the kick starts no later than that.
+  CHECK(c.costs.at("ipi_delivery_ns").value == Approx(24000 - 4000));
+  // A gap that began after the sender's kick was over is capped at its end.
+  m.kick_onset = v(40000);
+  c = host::calib::derive_calibration(m, synthetic_machine(), true);
+  CHECK(c.costs.at("ipi_delivery_ns").value == Approx(31000 - 4000 - 60));
+  // Not measured: kept, with the reason.
+  m.kick_send.clear();
+  c = host::calib::derive_calibration(m, synthetic_machine(), true);
+  CHECK(c.costs.count("ipi_delivery_ns") == 0);
+  CHECK(std::any_of(c.defaults_kept.begin(), c.defaults_kept.end(),
+                    [](const auto& k) { return k.first == "ipi_delivery_ns" && !k.second.empty(); }));
+}
+
 TEST_CASE("calibration file: what to_json writes parses back to the same content") {
   const auto c = host::calib::derive_calibration(synthetic(), synthetic_machine(), false);
   const auto back = config::parse_calibration_text(c.to_json().dump(2), "c.json");

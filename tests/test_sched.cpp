@@ -411,3 +411,87 @@ TEST_CASE(
   const Label irq = intern("sysvec_reschedule_ipi");
   CHECK((irq < by.size() ? by[irq] : 0) == Approx(2000));  // the interrupt is the task's CPU time
 }
+
+TEST_CASE("sched: a kick to a CPU whose kick IPI is still pending merges into it, at no cost to the sender") {
+  // 1 GHz. A kick costs its sender 1500; its IPI lands at once (delivery 0) and its handler takes
+  // 2000 of the target's time: pending from 1 us to 3 us.
+  PrimitiveCosts c;
+  c.ipi_receive_cycles = 2000;
+  Engine e(machine(3, SchedPolicy::Eevdf), c);
+  const Label kick = intern("kick");
+  TimeNs busy_done = -1;
+  Thread& busy = e.spawn("busy", "app", 2, [&] {
+    current().compute(10e3, intern("work"));
+    busy_done = now_ns();
+  });
+  auto sender = [&](const char* name, int cpu, TimeNs at, bool& sent, TimeNs& after) -> Thread& {
+    return e.spawn(name, "app", cpu, [&, at] {
+      current().sleep_ns(at);
+      sent = kick_process(busy, 1500, kick);
+      current().reach_shared();
+      after = now_ns();
+    });
+  };
+  bool a = false, b = true, late = false;
+  TimeNs a_after = -1, b_after = -1, late_after = -1;
+  sender("a", 0, 1e3, a, a_after);
+  Thread& tb = sender("b", 1, 2e3, b, b_after);  // within a's pending IPI: merged
+  sender("late", 1, 20e3, late, late_after);     // after busy is done: none either
+  e.run_until_ns(1e9);
+  CHECK(a);
+  CHECK_FALSE(b);
+  CHECK(a_after == Approx(2.5e3));
+  CHECK(b_after == Approx(2e3));     // the merged kick cost b nothing
+  CHECK(busy_done == Approx(12e3));  // one interrupt, not two
+  CHECK_FALSE(late);                 // busy exited: not running anywhere
+  const auto counts = tb.window_counts_by_symbol();
+  const Label merged = intern("kick_process (IPI already pending)");
+  CHECK((merged < counts.size() ? counts[merged] : 0) == 1);
+}
+
+namespace {
+
+// At 1 us a sender kicks a task that works in 1 us pieces, each ending at a point where it meets
+// the others (reach_shared); the IPI takes 2 us of the piece it lands in. 1 GHz. Returns the
+// pieces' ends. One engine per process: one call per test case.
+std::vector<TimeNs> kicked_piece_ends(TimeNs delivery_ns) {
+  PrimitiveCosts c;
+  c.ipi_receive_cycles = 2000;
+  c.ipi_delivery_ns = delivery_ns;
+  Engine e(machine(2, SchedPolicy::Eevdf), c);
+  std::vector<TimeNs> ends;
+  Thread& busy = e.spawn("busy", "app", 1, [&] {
+    for (int i = 0; i < 4; ++i) {
+      current().compute(1e3, intern("work"));
+      current().reach_shared();
+      ends.push_back(now_ns());
+    }
+  });
+  TimeNs sender_after = -1;
+  e.spawn("sender", "app", 0, [&] {
+    current().sleep_ns(1e3);
+    kick_process(busy, 1500, intern("kick"));
+    current().reach_shared();
+    sender_after = now_ns();
+  });
+  e.run_until_ns(1e9);
+  CHECK(sender_after == Approx(2.5e3));  // the sender's part is the same wherever the IPI lands
+  return ends;
+}
+
+void check_times(const std::vector<TimeNs>& got, const std::vector<TimeNs>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]));
+}
+
+}  // namespace
+
+TEST_CASE("sched: a kick's IPI lands ipi_delivery_ns into the sender's part") {
+  // At 1.3 us: the piece from 1 to 2 us ends 2 us late.
+  check_times(kicked_piece_ends(300), {1e3, 4e3, 5e3, 6e3});
+}
+
+TEST_CASE("sched: a kick's IPI lands at the end of the sender's part at the latest") {
+  // Capped at 2.5 us: in the piece from 2 to 3 us.
+  check_times(kicked_piece_ends(1e6), {1e3, 2e3, 5e3, 6e3});
+}
