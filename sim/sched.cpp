@@ -58,6 +58,8 @@ bool kick_process(Thread& target, Cycles send_cycles, Label symbol) {
   self.count(symbol);
   const Cycles c = e.costs().ipi_receive_cycles;
   if (!receiver || c <= 0) {
+    // No handler time to place (the default table): no extra synchronisation; the IPI counts as
+    // pending while its sender sends it.
     self.charge(send_cycles, symbol);
     if (receiver) e.scheduler().ipi_pending(target.cpu(), self.local_now_ns());
     return true;
