@@ -133,8 +133,11 @@ class Eevdf final : public FairPolicy {
   }
   void requeue_delayed(Rq& rq, Thread& t) override {
     auto& se = t.sched();
-    if (lag(rq, t) > 0) {  // DELAY_ZERO: it paid more than its debt while delayed; placed at V
-      se.vruntime = avg_with(rq, &t);
+    // DELAY_ZERO: it paid more than its debt while delayed; requeue_delayed_entity takes it out
+    // of the tree before place_entity, so it lands at V of the others (with only the running
+    // thread left, at that thread's vruntime: that one stays eligible and keeps its slice).
+    if (lag(rq, t) > 0) {
+      se.vruntime = avg_without(rq, t);
       se.deadline = se.vruntime + vdelta(slice_, se);
     }
     se.protect = false;
@@ -196,6 +199,19 @@ class Eevdf final : public FairPolicy {
     return rq.avg_vruntime;
   }
   double avg(Rq& rq) { return avg_with(rq, nullptr); }
+  // V over everything on the CPU but `t` (avg_vruntime once `t` has left the tree).
+  double avg_without(Rq& rq, const Thread& t) {
+    double w = 0, wv = 0;
+    auto add = [&](const Thread* x) {
+      if (x == &t) return;
+      w += x->sched().weight;
+      wv += x->sched().weight * x->sched().vruntime;
+    };
+    if (rq.curr) add(rq.curr);
+    for (const Thread* x : rq.queued) add(x);
+    for (const Thread* x : rq.delayed) add(x);
+    return w > 0 ? wv / w : avg(rq);
+  }
   TimeNs slice_, tick_;
 };
 

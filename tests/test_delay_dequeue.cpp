@@ -1,7 +1,8 @@
 // EEVDF's DELAY_DEQUEUE (6.12, in this host's 6.18) on hand-built cases: a thread that goes to sleep
 // while not eligible stays in its run queue, still counted, and is dropped when picked or when
 // its CPU goes idle; woken while delayed it is runnable again where it is if it cannot move,
-// and takes the full wake-up path (to an idle CPU) if it can. 1 GHz, zero primitive costs.
+// and takes the full wake-up path (to an idle CPU) if it can; woken once it has paid its debt it
+// is re-placed at V of the others. 1 GHz, zero primitive costs.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -88,4 +89,30 @@ TEST_CASE("delay dequeue: an unpinned delayed thread woken while its CPU is busy
   CHECK(s.at_sleep.find("delayed=a") != std::string::npos);
   CHECK(s.a_cpu_after_wake == 1);
   CHECK(s.a_done == Approx(12 * kMs).margin(0.1 * kMs));
+}
+
+TEST_CASE(
+    "delay dequeue: a thread woken once its debt is paid lands at the runner's vruntime, not before it") {
+  // A 10 ms slice and HZ 1000. The sleeper runs 0-2 ms and sleeps while not eligible (its 2 ms
+  // against the runner's 0): DELAY_DEQUEUE keeps it queued. The runner, picked at 2 ms with an
+  // initial deadline of half a slice (5 ms), has run 3 ms when the sleeper wakes at 5 ms: the
+  // sleeper's lag is +0.5 ms, so requeue_delayed_entity takes it out of the tree and places it
+  // with lag 0 at V of the others, the runner's own vruntime. The runner stays eligible and keeps
+  // its protected slice to its deadline (7 ms), where the tick hands over. (Placed at V counting
+  // its own old vruntime, 0.5 ms earlier, it would preempt the runner at once, at 5 ms.)
+  MachineSpec m = eevdf(1);
+  m.sched.hz = 1000;
+  m.sched.base_slice_ns = 10 * kMs;
+  Engine e(m, PrimitiveCosts{});
+  TimeNs slept = -1, ran_again = -1;
+  e.spawn("sleeper", "app", 0, [&] {
+    current().compute(2 * kMs, intern("work"));
+    slept = now_ns();
+    current().sleep_ns(3 * kMs);
+    ran_again = now_ns();
+  });
+  e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
+  e.run_until_ns(1e9);
+  CHECK(slept == Approx(2 * kMs));
+  CHECK(ran_again == Approx(7 * kMs));
 }
