@@ -181,20 +181,28 @@ class Eevdf final : public FairPolicy {
     const double limit = vdelta(std::max(2 * slice_, tick_), se);
     return std::clamp(avg_with(rq, &t) - se.vruntime, -limit, limit);
   }
-  // V over the queue and the current thread (avg_vruntime); with `extra` counted once.
-  double avg_with(Rq& rq, const Thread* extra) {
-    double w = 0, wv = 0;
+  // Weighted vruntime sums over the current thread and the queue (the tree and curr of
+  // avg_vruntime), leaving out `skip`.
+  static void sums(const Rq& rq, const Thread* skip, double& w, double& wv) {
     auto add = [&](const Thread* t) {
+      if (t == skip) return;
       w += t->sched().weight;
       wv += t->sched().weight * t->sched().vruntime;
     };
     if (rq.curr) add(rq.curr);
     for (const Thread* t : rq.queued) add(t);
     for (const Thread* t : rq.delayed) add(t);
+  }
+  // V over the queue and the current thread (avg_vruntime); with `extra` counted once.
+  double avg_with(Rq& rq, const Thread* extra) {
+    double w = 0, wv = 0;
+    sums(rq, nullptr, w, wv);
     if (extra && extra != rq.curr &&
         std::find(rq.queued.begin(), rq.queued.end(), extra) == rq.queued.end() &&
-        std::find(rq.delayed.begin(), rq.delayed.end(), extra) == rq.delayed.end())
-      add(extra);
+        std::find(rq.delayed.begin(), rq.delayed.end(), extra) == rq.delayed.end()) {
+      w += extra->sched().weight;
+      wv += extra->sched().weight * extra->sched().vruntime;
+    }
     if (w > 0) rq.avg_vruntime = wv / w;
     return rq.avg_vruntime;
   }
@@ -202,14 +210,7 @@ class Eevdf final : public FairPolicy {
   // V over everything on the CPU but `t` (avg_vruntime once `t` has left the tree).
   double avg_without(Rq& rq, const Thread& t) {
     double w = 0, wv = 0;
-    auto add = [&](const Thread* x) {
-      if (x == &t) return;
-      w += x->sched().weight;
-      wv += x->sched().weight * x->sched().vruntime;
-    };
-    if (rq.curr) add(rq.curr);
-    for (const Thread* x : rq.queued) add(x);
-    for (const Thread* x : rq.delayed) add(x);
+    sums(rq, &t, w, wv);
     return w > 0 ? wv / w : avg(rq);
   }
   TimeNs slice_, tick_;
