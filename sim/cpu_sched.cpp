@@ -512,7 +512,49 @@ bool CpuScheduler::tick(Thread& t, TimeNs now) {
   Rq& q = rq(t.cpu());
   if (q.curr != &t) return false;
   account_curr(q, now);
-  return !q.queued.empty() && policy_->tick_preempt(q, t);
+  const bool preempt = !q.queued.empty() && policy_->tick_preempt(q, t);
+  idle_balance_kick(t.cpu(), now);  // trigger_load_balance runs after task_tick
+  return preempt && !q.queued.empty();
+}
+
+// Balancing may move `t`: it is not pinned, and not cache-hot (task_hot: it last ran at least
+// sysctl_sched_migration_cost ago; exec_start is when it last stopped running).
+bool CpuScheduler::movable(const Thread& t, TimeNs now) const {
+  return !t.sched().pinned && now - t.sched().exec_start >= spec_.migration_cost_ns;
+}
+
+// A busy CPU's tick, with a thread waiting in its queue and another CPU idle, kicks that CPU to
+// balance (nohz_balancer_kick; sched_balance_rq as CPU_IDLE). It pulls an unpinned waiting thread
+// that is not cache-hot; if all are hot the balance fails, and once it has failed more than
+// cache_nice_tries (1) times in a row it takes a hot one (can_migrate_task).
+void CpuScheduler::idle_balance_kick(int busy_cpu, TimeNs now) {
+  Rq& src = rq(busy_cpu);
+  if (src.queued.empty()) return;
+  int target = -1;
+  for (int c = 0; c < static_cast<int>(rqs_.size()) && target < 0; ++c)
+    if (c != busy_cpu && idle(c)) target = c;
+  if (target < 0) return;
+  auto it =
+      std::find_if(src.queued.begin(), src.queued.end(), [&](const Thread* t) { return movable(*t, now); });
+  if (it == src.queued.end()) {
+    const bool unpinned =
+        std::any_of(src.queued.begin(), src.queued.end(), [](const Thread* t) { return !t->sched().pinned; });
+    if (!unpinned) return;
+    if (balance_failed_ <= 1) {
+      ++balance_failed_;
+      return;
+    }
+    it = std::find_if(src.queued.begin(), src.queued.end(),
+                      [](const Thread* t) { return !t->sched().pinned; });
+  }
+  balance_failed_ = 0;
+  Thread* t = *it;
+  src.queued.erase(it);
+  t->sched().queued = false;
+  policy_->dequeue(src, *t);  // keeps its lag for the new queue
+  t->sched().last_cpu = busy_cpu;
+  ++migrations_;
+  enqueue(*t, target, false, now, true);  // the kick's IPI wakes the idle CPU, which runs it
 }
 
 void CpuScheduler::steal(int cpu, TimeNs now, TimeNs ns) {
@@ -542,8 +584,8 @@ void CpuScheduler::started_running(Thread& t, TimeNs now) {
   t.sched().exec_start = now;
 }
 
-// The CPU's current thread left: the next one runs, or an idle CPU pulls one from a busy CPU
-// (newidle balance), or it goes idle.
+// The CPU's current thread left: the next one runs, or it pulls a waiting thread that is not
+// cache-hot from a busy CPU (newidle balance), or it goes idle.
 void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
   Rq& q = rq(cpu);
   if (!q.queued.empty()) {
@@ -552,7 +594,7 @@ void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
     return;
   }
   drop_delayed(q);  // picked one by one and dropped before the CPU goes idle
-  if (Thread* pulled = pull_for(cpu)) {
+  if (Thread* pulled = pull_for(cpu, now)) {
     ++migrations_;
     const bool moved = pulled->sched().last_cpu >= 0 && pulled->sched().last_cpu != cpu;
     pulled->set_cpu(cpu);
@@ -563,22 +605,22 @@ void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
   idle_since_[static_cast<std::size_t>(cpu)] = now;
 }
 
-// An unpinned thread waiting on the CPU with the longest queue (ties: lowest CPU), FIFO.
-Thread* CpuScheduler::pull_for(int cpu) {
+// An unpinned, cold thread waiting on the CPU with the most of them (ties: lowest CPU), FIFO.
+Thread* CpuScheduler::pull_for(int cpu, TimeNs now) {
   int best = -1;
   std::size_t longest = 0;
   for (int c = 0; c < static_cast<int>(rqs_.size()); ++c) {
     if (c == cpu) continue;
-    std::size_t movable = 0;
+    std::size_t n_movable = 0;
     for (const Thread* t : rqs_[static_cast<std::size_t>(c)].queued)
-      if (!t->sched().pinned) ++movable;
-    if (movable > longest) longest = movable, best = c;
+      if (movable(*t, now)) ++n_movable;
+    if (n_movable > longest) longest = n_movable, best = c;
   }
   if (best < 0) return nullptr;
   Rq& src = rq(best);
   for (auto it = src.queued.begin(); it != src.queued.end(); ++it) {
     Thread* t = *it;
-    if (t->sched().pinned) continue;
+    if (!movable(*t, now)) continue;
     src.queued.erase(it);
     t->sched().queued = false;
     policy_->dequeue(src, *t);  // keeps its lag for the new queue

@@ -2,9 +2,10 @@
 // The CPU scheduler: which thread runs on each CPU, one at a time, as Linux's fair class decides
 // (kernel/sched/fair.c). Per-CPU run queues; a policy (CFS before 6.6, EEVDF from 6.6) orders them,
 // decides wake-up and tick preemption, and places woken threads; unpinned threads are placed on
-// idle CPUs when they wake (select_task_rq_fair) and pulled by CPUs that go idle (newidle
-// balance). Waking an idle CPU costs the wake-up latency, plus the idle-exit latency when it
-// had halted. See docs/models/scheduler.md.
+// idle CPUs when they wake (select_task_rq_fair), pulled by CPUs that go idle (newidle balance)
+// unless cache-hot, and moved by an idle CPU that a busy CPU's tick kicks. Waking an idle CPU
+// costs the wake-up latency, plus the idle-exit latency when it had halted. See
+// docs/models/scheduler.md.
 //
 // This is decision logic only: it runs in the context of whichever simulated thread acts, at that
 // thread's current date, and tells threads to run through Thread::dispatch().
@@ -131,7 +132,9 @@ class CpuScheduler {
                bool waker_just_left = false);
   void switch_next(int cpu, Thread* prev, TimeNs now);
   void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
-  Thread* pull_for(int cpu);
+  bool movable(const Thread& t, TimeNs now) const;
+  Thread* pull_for(int cpu, TimeNs now);
+  void idle_balance_kick(int busy_cpu, TimeNs now);
   Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave
   void drop_delayed(FairPolicy::Rq& q);  // the CPU goes idle: its delayed threads leave
   void leave_delayed(FairPolicy::Rq& q, Thread& t);
@@ -147,6 +150,8 @@ class CpuScheduler {
   TimeNs tick_ns_;
   TimeNs slice_ns_;  // base slice after the kernel's scaling by CPU count
   std::uint64_t switches_ = 0, migrations_ = 0, preemptions_ = 0, idle_wakeups_ = 0;
+  // sd->nr_balance_failed of the one domain: idle balances in a row that found only hot threads
+  int balance_failed_ = 0;
 };
 
 // The weight of a nice value (kernel/sched/core.c sched_prio_to_weight), nice 0 = 1024.

@@ -49,6 +49,9 @@ struct SchedSpec {
   TimeNs wakeup_gran_ns = 1e6;   // CFS sysctl_sched_wakeup_granularity
   TimeNs idle_exit_ns = 0;       // waking a CPU that halted: leaving its idle state
   TimeNs halt_poll_ns = 0;       // an idle CPU polls this long before it halts
+  // sysctl_sched_migration_cost (the kernel's default): a thread that ran less than this long ago
+  // is cache-hot, and balancing leaves it where it waits (task_hot)
+  TimeNs migration_cost_ns = 500e3;
   // (idle time, exit latency) points, idle time increasing: replaces the two above when not empty.
   std::vector<std::pair<TimeNs, TimeNs>> idle_exit_curve;
   TimeNs idle_exit_after(TimeNs idle_for) const;  // the wake-up's extra delay after that much idle

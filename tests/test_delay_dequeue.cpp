@@ -32,8 +32,8 @@ struct Seen {
 };
 
 // A and B share CPU 0 a tick (4 ms) at a time; A sleeps after 6 ms of work, having run more than
-// B, so it is not eligible. A helper outside the machine reads the queues while A sleeps and
-// after it woke.
+// B, so it is not eligible. CPU 1 is busy until 10.2 ms (else its idle balance would take A from
+// CPU 0 before). A helper outside the machine reads the queues while A sleeps and after it woke.
 Seen run(bool a_pinned) {
   Engine e(eevdf(2), PrimitiveCosts{});
   Seen s;
@@ -51,6 +51,7 @@ Seen run(bool a_pinned) {
       },
       a_opts);
   e.spawn("b", "app", 0, [&] { current().compute(20 * kMs, intern("work")); });
+  e.spawn("c", "app", 1, [&] { current().compute(10.2 * kMs, intern("work")); });
   ThreadOptions helper;
   helper.accounted = false;
   helper.daemon = true;

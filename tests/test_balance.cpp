@@ -1,0 +1,86 @@
+// Load balancing between CPUs (sim/cpu_sched.cpp) on a hand-built case with a known answer: a CPU
+// that goes idle leaves a cache-hot thread where it waits (task_hot: it ran less than
+// sysctl_sched_migration_cost ago) and pulls a cold one; a busy CPU's ticks then kick the idle
+// CPU, whose balance takes a hot thread only after failing more than cache_nice_tries (1) times.
+// At 1 GHz with zero primitive costs, so the dates follow from those rules alone.
+#include <catch2/catch.hpp>
+
+#include "sim/engine.hpp"
+#include "sim/label.hpp"
+#include "sim/sched.hpp"
+#include "sim/thread.hpp"
+
+using namespace uringsim::sim;
+
+namespace {
+
+constexpr TimeNs kMs = 1e6;
+
+struct Landing {
+  int cpu = -1;
+  TimeNs at = -1;
+  std::uint64_t migrations = 0;
+};
+
+// CPU 0: a kernel thread that keeps its CPU for 50 ms (PREEMPT_NONE, no preemption point). CPU 1:
+// another until 2 ms. An unpinned thread runs 0.1 ms on CPU 0, sleeps, and wakes at 1 ms while
+// both CPUs are busy: it waits on CPU 0. Where and when does it run next?
+Landing mover_with_migration_cost(TimeNs migration_cost_ns) {
+  MachineSpec m;
+  m.cores = 2;
+  m.ghz = 1.0;
+  m.sched.policy = SchedPolicy::Eevdf;
+  m.sched.preempt = PreemptModel::None;
+  m.sched.hz = 250;  // ticks every 4 ms
+  m.sched.migration_cost_ns = migration_cost_ns;
+  Engine e(m, PrimitiveCosts{});
+  ThreadOptions kthread;
+  kthread.kernel = true;
+  e.spawn(
+      "hog", "kthread", 0,
+      [&] {
+        current().sleep_ns(0.2 * kMs);  // the mover runs first
+        current().compute(50 * kMs, intern("work"));
+      },
+      kthread);
+  e.spawn(
+      "busy1", "kthread", 1, [&] { current().compute(2 * kMs, intern("work")); }, kthread);
+  Landing got;
+  ThreadOptions unpinned;
+  unpinned.pinned = false;
+  e.spawn(
+      "mover", "app", 0,
+      [&] {
+        current().compute(0.1 * kMs, intern("work"));
+        current().sleep_ns(0.9 * kMs);
+        current().compute(1, intern("work"));  // runs once it has a CPU
+        got.cpu = current().cpu();
+        got.at = now_ns();
+      },
+      unpinned);
+  e.run_until_ns(100 * kMs);
+  got.migrations = e.scheduler().migrations();
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "balance: a CPU going idle pulls a waiting thread that last ran longer ago than the migration cost") {
+  // It last ran at 0.1 ms; CPU 1 goes idle at 2 ms, 1.9 ms later: cold at the kernel's 0.5 ms.
+  const Landing cold = mover_with_migration_cost(0.5 * kMs);
+  CHECK(cold.cpu == 1);
+  CHECK(cold.at == Approx(2 * kMs));
+  CHECK(cold.migrations == 1);
+}
+
+TEST_CASE(
+    "balance: a cache-hot waiting thread stays; the busy CPU's ticks move it after two failed balances") {
+  // With a migration cost of 20 ms it is still hot at 12 ms. It stays queued behind the hog when
+  // CPU 1 goes idle at 2 ms; the hog's ticks at 4 and 8 ms kick CPU 1, whose balance fails
+  // twice; at the third, 12 ms, it takes the hot thread.
+  const Landing hot = mover_with_migration_cost(20 * kMs);
+  CHECK(hot.cpu == 1);
+  CHECK(hot.at == Approx(12 * kMs));
+  CHECK(hot.migrations == 1);
+}
