@@ -7,7 +7,8 @@
 namespace uringsim::host {
 
 void add_per_request(nlohmann::json& r, const std::map<std::string, std::uint64_t>& switches_by_class,
-                     const std::optional<std::map<std::string, std::uint64_t>>& ipis, std::uint64_t requests,
+                     const std::optional<std::map<std::string, std::uint64_t>>& ipis,
+                     const std::optional<std::uint64_t>& migrations, std::uint64_t requests,
                      const std::vector<std::string>& classes) {
   auto per = [&](std::uint64_t n) {
     return requests > 0 ? nlohmann::json(static_cast<double>(n) / static_cast<double>(requests))
@@ -34,6 +35,8 @@ void add_per_request(nlohmann::json& r, const std::map<std::string, std::uint64_
     totals["ipis_by_kind"] = *ipis;
     per_request["ipis"] = per(n);
   }
+  totals["migrations"] = migrations ? nlohmann::json(*migrations) : nlohmann::json(nullptr);
+  per_request["migrations"] = migrations ? per(*migrations) : nlohmann::json(nullptr);
   r["per_request"] = per_request;
   r["per_request_totals"] = totals;
 }
@@ -51,7 +54,7 @@ nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, con
   r["iowq"]["workers_peak"] = run.window.workers_peak;
   std::vector<std::string> classes = ring_classes;
   classes.push_back("iou-wrk");
-  add_per_request(r, run.cpu.switches_by_class, run.cpu.ipis, run.cpu.requests, classes);
+  add_per_request(r, run.cpu.switches_by_class, run.cpu.ipis, run.cpu.migrations, run.cpu.requests, classes);
   return r;
 }
 

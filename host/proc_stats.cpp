@@ -80,11 +80,33 @@ std::uint64_t status_field(const std::string& status, const std::string& key) {
   return std::strtoull(status.c_str() + at + key.size() + 1, nullptr, 10);
 }
 
+// A counter of /proc/PID/sched ("se.nr_migrations   :   12"), the key at a line's start.
+std::optional<std::uint64_t> sched_field(const std::string& sched, const std::string& key) {
+  for (std::size_t at = sched.find(key); at != std::string::npos; at = sched.find(key, at + 1)) {
+    if (at > 0 && sched[at - 1] != '\n') continue;
+    const auto colon = sched.find(':', at + key.size());
+    const auto eol = sched.find('\n', at);
+    if (colon == std::string::npos || colon > eol) return std::nullopt;
+    if (sched.find_first_not_of(' ', at + key.size()) != colon) continue;  // a longer key
+    return std::strtoull(sched.c_str() + colon + 1, nullptr, 10);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::int64_t ns_per_clock_tick() {
   static const std::int64_t ns = 1'000'000'000 / std::max<long>(1, ::sysconf(_SC_CLK_TCK));
   return ns;
+}
+
+void add_migrations(std::optional<std::uint64_t>& sum, const TaskStats& now, const TaskStats* before) {
+  if (!sum) return;
+  if (!now.nr_migrations || (before && !before->nr_migrations)) {
+    sum.reset();
+    return;
+  }
+  *sum += *now.nr_migrations - (before ? *before->nr_migrations : 0);
 }
 
 std::vector<TaskStats> list_tasks(pid_t pid) {
@@ -111,6 +133,8 @@ std::vector<TaskStats> list_tasks(pid_t pid) {
     }
     t.voluntary_ctxt_switches = status_field(status, "voluntary_ctxt_switches");
     t.nonvoluntary_ctxt_switches = status_field(status, "nonvoluntary_ctxt_switches");
+    if (std::string sched; read_small(dir + "/sched", sched))
+      t.nr_migrations = sched_field(sched, "se.nr_migrations");
     out.push_back(std::move(t));
   }
   return out;

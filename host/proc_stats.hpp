@@ -21,7 +21,14 @@ struct TaskStats {
   std::int64_t cpu_ns = 0;
   std::uint64_t voluntary_ctxt_switches = 0;
   std::uint64_t nonvoluntary_ctxt_switches = 0;
+  // se.nr_migrations of /proc/PID/task/TID/sched: moves to another CPU; unset if the kernel has no
+  // such file (built without the scheduler's debug interface before 6.13).
+  std::optional<std::uint64_t> nr_migrations;
 };
+
+// Adds `now`'s moves to another CPU since `before` (nullptr: born since, all of them) to `sum`;
+// an unknown count on either side makes the sum unknown.
+void add_migrations(std::optional<std::uint64_t>& sum, const TaskStats& now, const TaskStats* before);
 
 // The live threads of pid (0 = this process), sorted by tid. A thread that exits while the list is
 // read is left out. Throws std::runtime_error if /proc/PID/task cannot be read at all.

@@ -30,6 +30,7 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   std::map<std::string, std::uint64_t> vol, invol;
   double live_ns = 0, runner_ns = 0;
   std::uint64_t live_vol = 0, live_invol = 0;  // every live thread's, the runner's included
+  std::optional<std::uint64_t> migrations = 0;
   for (const auto& t : end.tasks) {
     const auto it = before.find(t.tid);
     const TaskStats zero{};
@@ -42,6 +43,7 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
       runner_ns += d;
       continue;
     }
+    add_migrations(migrations, t, it != before.end() ? it->second : nullptr);
     const std::string cls = thread_class(t.comm);
     cpu_ns[cls] += d;
     vol[cls] += t.voluntary_ctxt_switches - b.voluntary_ctxt_switches;
@@ -100,6 +102,7 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   for (const auto& [cls, n] : vol) w.switches_by_class[cls] += n;
   for (const auto& [cls, n] : invol) w.switches_by_class[cls] += n;
   w.ipis = ipis_between(start.ipis, end.ipis);
+  w.migrations = migrations;
 
   w.runner_cpu_pct = 100.0 * runner_ns / window_ns;
   const double ours = process_ns + static_cast<double>(end.children_ns - start.children_ns);

@@ -53,6 +53,9 @@ struct WindowCpu {
   // The machine's IPIs in the window by kind, every process's; nullopt if /proc/interrupts
   // could not be read at both ends.
   std::optional<std::map<std::string, std::uint64_t>> ipis;
+  // Moves to another CPU in the window of the live threads (runner threads left out); nullopt if a
+  // thread's count could not be read.
+  std::optional<std::uint64_t> migrations;
 };
 
 // requests: completions in the window, for the per-request context switches. exited: a thread

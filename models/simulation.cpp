@@ -84,9 +84,10 @@ nlohmann::json cpu_section(const sim::Engine& e) {
 // Events per request completed in the window, as `uringsim host` reports them: context switches
 // of every thread but the local clients (the host counts the ring's threads and io-wq's), IPIs
 // (the ones that kick a task running task_work's way and wake-ups' IPIs to other CPUs, as the
-// host counts the machine's reschedule and function-call IPIs), and task_work runs.
+// host counts the machine's reschedule and function-call IPIs), task_work runs, and migrations to
+// another CPU of every thread, the clients' included (as the host sums se.nr_migrations).
 nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& results) {
-  std::uint64_t switches = 0, tw_ipis = 0, wake_ipis = 0, runs = 0;
+  std::uint64_t switches = 0, tw_ipis = 0, wake_ipis = 0, runs = 0, migrations = 0;
   auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
   for (const auto& t : e.threads()) {
     if (!t->accounted()) continue;
@@ -95,6 +96,7 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
     tw_ipis += at(w, models::task_work_ipi_label());
     wake_ipis += at(w, sim::sym::wake_ipi());
     runs += at(w, models::task_work_run_label());
+    migrations += at(w, sim::sym::migrate());
   }
   const double n = results.at("window").at("completions").get<double>();
   auto per = [n](std::uint64_t c) {
@@ -105,12 +107,11 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
   out["per_request"] = {{"context_switches", per(switches)},
                         {"ipis", per(ipis)},
                         {"task_work_ipis", per(tw_ipis)},
-                        {"task_work_runs", per(runs)}};
-  out["per_request_totals"] = {{"requests", n},
-                               {"context_switches", switches},
-                               {"ipis", ipis},
-                               {"task_work_ipis", tw_ipis},
-                               {"task_work_runs", runs}};
+                        {"task_work_runs", per(runs)},
+                        {"migrations", per(migrations)}};
+  out["per_request_totals"] = {{"requests", n},          {"context_switches", switches},
+                               {"ipis", ipis},           {"task_work_ipis", tw_ipis},
+                               {"task_work_runs", runs}, {"migrations", migrations}};
   return out;
 }
 

@@ -375,7 +375,7 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
   const bool waker_left_now = waker_cpu >= 0 && !rq(waker_cpu).curr && rq(waker_cpu).queued.empty() &&
                               idle_since_[static_cast<std::size_t>(waker_cpu)] == now;
   const int cpu = select_cpu(t, waker_cpu, waker_left_now ? waker_cpu : -1);
-  if (cpu != t.cpu()) ++migrations_;
+  if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu);
 }
 
@@ -517,6 +517,12 @@ bool CpuScheduler::tick(Thread& t, TimeNs now) {
   return preempt && !q.queued.empty();
 }
 
+// `t` changes CPU: counted for the scheduler and for the thread (se.nr_migrations).
+void CpuScheduler::migrated(Thread& t) {
+  ++migrations_;
+  t.count(sym::migrate());
+}
+
 // Balancing may move `t`: it is not pinned, and not cache-hot (task_hot: it last ran at least
 // sysctl_sched_migration_cost ago; exec_start is when it last stopped running).
 bool CpuScheduler::movable(const Thread& t, TimeNs now) const {
@@ -553,7 +559,7 @@ void CpuScheduler::idle_balance_kick(int busy_cpu, TimeNs now) {
   t->sched().queued = false;
   policy_->dequeue(src, *t);  // keeps its lag for the new queue
   t->sched().last_cpu = busy_cpu;
-  ++migrations_;
+  migrated(*t);
   enqueue(*t, target, false, now, true);  // the kick's IPI wakes the idle CPU, which runs it
 }
 
@@ -595,7 +601,7 @@ void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
   }
   drop_delayed(q);  // picked one by one and dropped before the CPU goes idle
   if (Thread* pulled = pull_for(cpu, now)) {
-    ++migrations_;
+    migrated(*pulled);
     const bool moved = pulled->sched().last_cpu >= 0 && pulled->sched().last_cpu != cpu;
     pulled->set_cpu(cpu);
     policy_->place(q, *pulled, false);

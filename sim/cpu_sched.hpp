@@ -133,6 +133,7 @@ class CpuScheduler {
   void switch_next(int cpu, Thread* prev, TimeNs now);
   void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
   bool movable(const Thread& t, TimeNs now) const;
+  void migrated(Thread& t);
   Thread* pull_for(int cpu, TimeNs now);
   void idle_balance_kick(int busy_cpu, TimeNs now);
   Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave

@@ -22,7 +22,7 @@ Label mutex_lock();     // mutex_lock
 Label wake();           // try_to_wake_up
 Label wake_ipi();       // smp_send_reschedule: a wake-up's IPI to another CPU
 Label schedule();       // __schedule
-Label migrate();        // cache misses of a thread's first run on another CPU
+Label migrate();        // a thread's move to another CPU: its count, and its first run's cache misses
 }  // namespace sym
 
 }  // namespace uringsim::sim

@@ -19,7 +19,8 @@ constexpr TimeNs kMs = 1e6;
 struct Landing {
   int cpu = -1;
   TimeNs at = -1;
-  std::uint64_t migrations = 0;
+  std::uint64_t migrations = 0;   // the scheduler's count
+  std::uint64_t mover_moves = 0;  // the mover's own (se.nr_migrations)
 };
 
 // CPU 0: a kernel thread that keeps its CPU for 50 ms (PREEMPT_NONE, no preemption point). CPU 1:
@@ -48,7 +49,7 @@ Landing mover_with_migration_cost(TimeNs migration_cost_ns) {
   Landing got;
   ThreadOptions unpinned;
   unpinned.pinned = false;
-  e.spawn(
+  Thread& mover = e.spawn(
       "mover", "app", 0,
       [&] {
         current().compute(0.1 * kMs, intern("work"));
@@ -60,6 +61,7 @@ Landing mover_with_migration_cost(TimeNs migration_cost_ns) {
       unpinned);
   e.run_until_ns(100 * kMs);
   got.migrations = e.scheduler().migrations();
+  got.mover_moves = mover.window_counts_by_symbol().at(sym::migrate());
   return got;
 }
 
@@ -72,6 +74,7 @@ TEST_CASE(
   CHECK(cold.cpu == 1);
   CHECK(cold.at == Approx(2 * kMs));
   CHECK(cold.migrations == 1);
+  CHECK(cold.mover_moves == 1);
 }
 
 TEST_CASE(
@@ -83,4 +86,5 @@ TEST_CASE(
   CHECK(hot.cpu == 1);
   CHECK(hot.at == Approx(12 * kMs));
   CHECK(hot.migrations == 1);
+  CHECK(hot.mover_moves == 1);
 }

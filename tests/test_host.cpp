@@ -2,6 +2,7 @@
 // the pieces under it (proc parsing, the io_uring availability check, the guard, the results
 // schema). Tests that need io_uring skip, with the reason, where the kernel does not offer it.
 #include <liburing.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,6 +134,10 @@ void check_per_request(const json& r, const std::string& ring_class) {
         t.at("/ipis_by_kind/reschedule"_json_pointer).get<std::uint64_t>() +
             t.at("/ipis_by_kind/function_call"_json_pointer).get<std::uint64_t>());
   CHECK(r.at("/per_request/ipis"_json_pointer).get<double>() == Approx(t.at("ipis").get<double>() / n));
+  // This kernel (6.13+) always has /proc/PID/task/TID/sched.
+  REQUIRE(t.at("migrations").is_number());
+  CHECK(r.at("/per_request/migrations"_json_pointer).get<double>() ==
+        Approx(t.at("migrations").get<double>() / n));
 }
 
 }  // namespace
@@ -514,6 +519,44 @@ TEST_CASE(
   CHECK(self2->cpu_ns > self->cpu_ns);
   CHECK(process_cpu_ns() >= self2->cpu_ns / 2);  // getrusage's microseconds vs the thread clock
   CHECK(machine_busy_ns() > 0);
+}
+
+TEST_CASE("host: a thread's moves to another CPU are read from /proc (se.nr_migrations), and summed") {
+  using namespace uringsim::host;
+  if (std::thread::hardware_concurrency() < 2) return;  // needs two CPUs
+  auto self_now = [] {
+    for (const auto& t : list_tasks())
+      if (t.tid == ::gettid()) return t;
+    FAIL("this thread is not listed");
+    return TaskStats{};
+  };
+  auto pin = [](int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    REQUIRE(::sched_setaffinity(0, sizeof set, &set) == 0);
+  };
+  cpu_set_t saved;
+  REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
+  pin(0);
+  const TaskStats before = self_now();
+  REQUIRE(before.nr_migrations.has_value());
+  pin(1);  // moves this thread at once
+  pin(0);
+  const TaskStats after = self_now();
+  REQUIRE(::sched_setaffinity(0, sizeof saved, &saved) == 0);
+  REQUIRE(after.nr_migrations.has_value());
+  CHECK(*after.nr_migrations >= *before.nr_migrations + 2);
+
+  std::optional<std::uint64_t> sum = 0;
+  add_migrations(sum, after, &before);
+  CHECK(sum == *after.nr_migrations - *before.nr_migrations);
+  add_migrations(sum, after, nullptr);  // born in the window: all of its moves
+  CHECK(sum == 2 * *after.nr_migrations - *before.nr_migrations);
+  TaskStats unknown = after;
+  unknown.nr_migrations.reset();
+  add_migrations(sum, unknown, &before);
+  CHECK_FALSE(sum.has_value());
 }
 
 TEST_CASE("host: model-only fields: defaults pass, each changed model field is named") {

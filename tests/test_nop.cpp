@@ -73,8 +73,9 @@ TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU; on 5.18
                           " --variant async --set warmup_ms=5 --set duration_ms=20 --set workload.depth=1";
   const auto today = run_results("nop-affinity-6x", nop);
   const auto before = run_results("nop-affinity-518", nop + " --set kernel.era=5.18");
-  // Submitter and worker take turns on CPU 0: together at most one CPU.
+  // Submitter and worker take turns on CPU 0: together at most one CPU, and nobody moves.
   CHECK(today["cpu"]["total_pct"].get<double>() <= 100.5);
+  CHECK(today["per_request"]["migrations"].get<double>() == 0);
   CHECK(today["cpu"]["by_thread"]["iou-wrk_pct"].get<double>() > 10);
   // Unpinned, the worker wakes on the idle CPU 1: a cross-CPU wake-up each way, so fewer NOPs.
   CHECK(before["throughput"]["ops_per_s"].get<double>() <
