@@ -554,13 +554,20 @@ void CpuScheduler::idle_balance_kick(int busy_cpu, TimeNs now) {
                       [](const Thread* t) { return !t->sched().pinned; });
   }
   balance_failed_ = 0;
-  Thread* t = *it;
+  Thread& t = detach(busy_cpu, it);
+  migrated(t);
+  enqueue(t, target, false, now, true);  // the kick's IPI wakes the idle CPU, which runs it
+}
+
+// A waiting thread leaves `cpu`'s queue to move (detach_task): it keeps its lag for the new queue.
+Thread& CpuScheduler::detach(int cpu, std::vector<Thread*>::iterator it) {
+  Rq& src = rq(cpu);
+  Thread& t = **it;
   src.queued.erase(it);
-  t->sched().queued = false;
-  policy_->dequeue(src, *t);  // keeps its lag for the new queue
-  t->sched().last_cpu = busy_cpu;
-  migrated(*t);
-  enqueue(*t, target, false, now, true);  // the kick's IPI wakes the idle CPU, which runs it
+  t.sched().queued = false;
+  policy_->dequeue(src, t);
+  t.sched().last_cpu = cpu;
+  return t;
 }
 
 void CpuScheduler::steal(int cpu, TimeNs now, TimeNs ns) {
@@ -624,16 +631,9 @@ Thread* CpuScheduler::pull_for(int cpu, TimeNs now) {
   }
   if (best < 0) return nullptr;
   Rq& src = rq(best);
-  for (auto it = src.queued.begin(); it != src.queued.end(); ++it) {
-    Thread* t = *it;
-    if (!movable(*t, now)) continue;
-    src.queued.erase(it);
-    t->sched().queued = false;
-    policy_->dequeue(src, *t);  // keeps its lag for the new queue
-    t->sched().last_cpu = best;
-    return t;
-  }
-  return nullptr;
+  const auto it =
+      std::find_if(src.queued.begin(), src.queued.end(), [&](const Thread* t) { return movable(*t, now); });
+  return it == src.queued.end() ? nullptr : &detach(best, it);
 }
 
 void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles) {

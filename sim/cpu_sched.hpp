@@ -136,6 +136,7 @@ class CpuScheduler {
   void migrated(Thread& t);
   Thread* pull_for(int cpu, TimeNs now);
   void idle_balance_kick(int busy_cpu, TimeNs now);
+  Thread& detach(int cpu, std::vector<Thread*>::iterator it);
   Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave
   void drop_delayed(FairPolicy::Rq& q);  // the CPU goes idle: its delayed threads leave
   void leave_delayed(FairPolicy::Rq& q, Thread& t);
