@@ -12,9 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -22,7 +20,6 @@
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -216,7 +213,6 @@ class Server {
         s->drain_in_flight();
         io_uring_queue_exit(&s->ring_);
         s->conns_.clear();
-        s->torn_down_.store(true);
       }
     } teardown{this};
     if (p_.multishot) bufs_.setup(ring_, p_.buf_ring_entries, p_.msg_bytes);
@@ -234,8 +230,6 @@ class Server {
     loop();
   }
 
-  // Its ring and sockets are gone: the clients may close theirs (Client::main).
-  const std::atomic<bool>& torn_down() const { return torn_down_; }
   std::uint64_t failed_ops() const { return failed_; }
   std::uint64_t errors_after_stop() const { return errors_after_stop_; }
   std::int64_t in_flight_at_stop() const { return in_flight_at_stop_; }
@@ -576,7 +570,6 @@ class Server {
   unsigned ring_flags_ = 0;  // as the ring was set up
   BufRing bufs_;             // unmapped with the Server, after main()'s Teardown exited the ring
   std::vector<Conn> conns_;
-  std::atomic<bool> torn_down_{false};
   std::int64_t in_flight_ = 0;  // recvs and sends whose last CQE has not come (the stop poll aside)
   std::int64_t in_flight_at_stop_ = 0, left_in_flight_ = 0;  // when the teardown began, and ended
   unsigned held_ = 0;        // buffers of the ring received and not yet given back
@@ -592,13 +585,12 @@ class Server {
 class Client {
  public:
   Client(int index, const EchoParams& p, const nlohmann::json& think, std::uint16_t port,
-         const RunGuard& guard, const std::atomic<bool>& server_torn_down)
+         const RunGuard& guard)
       : index_(index),
         p_(p),
         think_(think),
         port_(port),
         guard_(guard),
-        server_torn_down_(server_torn_down),
         rng_(p.seed + static_cast<std::uint64_t>(index)) {}
 
   void main(Startup& startup) {
@@ -620,14 +612,7 @@ class Client {
     t0_ = startup.t0();
     loop();
     log_.append(local_);
-    // Close the sockets once the server has cancelled and reaped what it had in flight (or after
-    // its drain's limit), not before: a close first would end its recvs with EOF, and the
-    // teardown would find less in flight than a stopped server has. Not when the run's results
-    // are assembled either.
-    const auto until = Clock::now() + std::chrono::nanoseconds(kDrainNs) + std::chrono::seconds(1);
-    while (!server_torn_down_.load() && Clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    conns_.clear();
+    conns_.clear();  // close the sockets now, not when the run's results are assembled
   }
 
   EventLog& log() { return log_; }
@@ -789,7 +774,6 @@ class Client {
   DurationSampler think_;
   std::uint16_t port_;
   const RunGuard& guard_;
-  const std::atomic<bool>& server_torn_down_;
   std::mt19937_64 rng_;
   UniqueFd ep_;
   std::vector<Conn> conns_;
@@ -815,8 +799,7 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
   Server server(s, p, listener.get(), guard);
   std::vector<std::unique_ptr<Client>> clients;
   for (int i = 0; i < p.client_threads; ++i)
-    clients.push_back(
-        std::make_unique<Client>(i, p, s.at("/workload/think"), port, guard, server.torn_down()));
+    clients.push_back(std::make_unique<Client>(i, p, s.at("/workload/think"), port, guard));
   std::vector<EventLog*> logs;
   for (auto& c : clients) logs.push_back(&c->log());
 
