@@ -200,11 +200,17 @@ TEST_CASE("host: the echo's teardown cancels and reaps what is in flight before 
   json w = echo_workload();
   w["force_async"] = true;  // io-wq workers could otherwise still send from a freed buffer
   w["connections"] = 100;
-  const json res = run_echo_ok("host-echo-teardown", w);
-  // A closed loop of 100 stops with many recvs and sends still in the kernel (10 to 100 in six
-  // runs here); none is left after the teardown.
-  CHECK(res.at("/echo/in_flight_at_stop"_json_pointer).get<int>() >= 1);
-  CHECK(res.at("/echo/left_in_flight"_json_pointer).get<int>() == 0);
+  // A closed loop of 100 usually stops with many recvs and sends still in the kernel (10 to 100
+  // in six runs here); none is left after the teardown. On a loaded machine the server may be
+  // kept off its CPU until every request has completed, and reap them all with the stop, so
+  // that nothing is in the kernel at all (2 of 12 runs beside two busy loops): try again then.
+  int in_flight = 0;
+  for (int attempt = 0; attempt < 4 && in_flight == 0; ++attempt) {
+    const json res = run_echo_ok("host-echo-teardown", w);
+    in_flight = res.at("/echo/in_flight_at_stop"_json_pointer).get<int>();
+    CHECK(res.at("/echo/left_in_flight"_json_pointer).get<int>() == 0);
+  }
+  CHECK(in_flight >= 1);
 }
 
 TEST_CASE("host: setup_flags the kernel would refuse are bad input naming /workload/setup_flags") {
