@@ -532,7 +532,7 @@ bool CpuScheduler::movable(const Thread& t, TimeNs now) const {
 // A busy CPU's tick, with a thread waiting in its queue and another CPU idle, kicks that CPU to
 // balance (nohz_balancer_kick; sched_balance_rq as CPU_IDLE). It pulls an unpinned waiting thread
 // that is not cache-hot; if all are hot the balance fails, and once it has failed more than
-// cache_nice_tries (1) times in a row it takes a hot one (can_migrate_task).
+// cache_nice_tries times in a row it takes a hot one (can_migrate_task).
 void CpuScheduler::idle_balance_kick(int busy_cpu, TimeNs now) {
   Rq& src = rq(busy_cpu);
   if (src.queued.empty()) return;
@@ -542,16 +542,14 @@ void CpuScheduler::idle_balance_kick(int busy_cpu, TimeNs now) {
   if (target < 0) return;
   auto it =
       std::find_if(src.queued.begin(), src.queued.end(), [&](const Thread* t) { return movable(*t, now); });
-  if (it == src.queued.end()) {
-    const bool unpinned =
-        std::any_of(src.queued.begin(), src.queued.end(), [](const Thread* t) { return !t->sched().pinned; });
-    if (!unpinned) return;
-    if (balance_failed_ <= 1) {
+  if (it == src.queued.end()) {  // only hot ones, if any may move at all
+    it = std::find_if(src.queued.begin(), src.queued.end(),
+                      [](const Thread* t) { return !t->sched().pinned; });
+    if (it == src.queued.end()) return;
+    if (balance_failed_ <= spec_.cache_nice_tries) {
       ++balance_failed_;
       return;
     }
-    it = std::find_if(src.queued.begin(), src.queued.end(),
-                      [](const Thread* t) { return !t->sched().pinned; });
   }
   balance_failed_ = 0;
   Thread& t = detach(busy_cpu, it);

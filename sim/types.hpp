@@ -52,6 +52,9 @@ struct SchedSpec {
   // sysctl_sched_migration_cost (the kernel's default): a thread that ran less than this long ago
   // is cache-hot, and balancing leaves it where it waits (task_hot)
   TimeNs migration_cost_ns = 500e3;
+  // sd->cache_nice_tries (1 below the NUMA levels), in balance attempts: after more failed idle
+  // balances in a row than this, balancing moves a cache-hot thread too (can_migrate_task)
+  int cache_nice_tries = 1;
   // (idle time, exit latency) points, idle time increasing: replaces the two above when not empty.
   std::vector<std::pair<TimeNs, TimeNs>> idle_exit_curve;
   TimeNs idle_exit_after(TimeNs idle_for) const;  // the wake-up's extra delay after that much idle
