@@ -635,9 +635,6 @@ Thread* CpuScheduler::pull_for(int cpu, TimeNs now) {
 }
 
 void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles) {
-  if (std::getenv("URINGSIM_DEBUG_SCHED"))
-    fprintf(stderr, "%.0f cpu%d -> %s v=%.0f dl=%.0f\n", now, cpu, next.name().c_str(), next.sched().vruntime,
-            next.sched().deadline);
   Rq& q = rq(cpu);
   q.curr = &next;
   next.sched().on_cpu = true;

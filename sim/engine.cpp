@@ -401,7 +401,6 @@ void Engine::run_until_ns(TimeNs t_ns) {
   impl_->engine->run_until(t_ns * 1e-9);
   sg_clock_s_ = simgrid::s4u::Engine::get_clock();  // in case the end of the run moved the clock
   g_running = nullptr;                              // back outside the simulation
-  if (std::getenv("URINGSIM_DEBUG_SCHED")) fprintf(stderr, "%s", sched_->dump().c_str());
   // Threads still blocked in a spin keep an Exec running; nothing else needs tearing down because
   // the process ends after reporting.
   if (impl_->failure) std::rethrow_exception(impl_->failure);
