@@ -388,6 +388,7 @@ struct CpuWindow {
   std::map<std::string, std::uint64_t> switches_by_class;  // voluntary + involuntary, live threads
   std::optional<std::map<std::string, std::uint64_t>> ipis;
   std::optional<std::uint64_t> migrations = 0;  // live threads' moves to another CPU
+  std::optional<std::map<std::string, double>> run_delay_ns_by_class = std::map<std::string, double>{};
 };
 
 // Each fio thread's CPU over the window goes to its class ("fio", "iou-sqp", "iou-wrk"); a thread
@@ -411,6 +412,8 @@ CpuWindow cpu_window(const Snapshot& a, const Snapshot& b) {
         (t.nonvoluntary_ctxt_switches - b0.nonvoluntary_ctxt_switches);
     fio_ns += std::max(0.0, d);
     add_migrations(w.migrations, t, it != before.end() ? it->second : nullptr);
+    add_run_delay(w.run_delay_ns_by_class, thread_class(t.comm), t,
+                  it != before.end() ? it->second : nullptr);
     if (it != before.end()) before.erase(it);
   }
   w.threads_exited = static_cast<int>(before.size());
@@ -591,7 +594,7 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   // own the rings (its main and helper threads, also "fio", mostly sleep).
   const double window_ios = r.at("/throughput/ops_per_s"_json_pointer).get<double>() * cw.seconds;
   if (cpu_from_proc)
-    add_per_request(r, cw.switches_by_class, cw.ipis, cw.migrations,
+    add_per_request(r, cw.switches_by_class, cw.ipis, cw.migrations, cw.run_delay_ns_by_class,
                     static_cast<std::uint64_t>(std::llround(window_ios)), {"fio", "iou-sqp", "iou-wrk"});
   json info = machine.to_json();
   info["io_uring_disabled"] = read_io_uring_disabled();

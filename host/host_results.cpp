@@ -8,8 +8,9 @@ namespace uringsim::host {
 
 void add_per_request(nlohmann::json& r, const std::map<std::string, std::uint64_t>& switches_by_class,
                      const std::optional<std::map<std::string, std::uint64_t>>& ipis,
-                     const std::optional<std::uint64_t>& migrations, std::uint64_t requests,
-                     const std::vector<std::string>& classes) {
+                     const std::optional<std::uint64_t>& migrations,
+                     const std::optional<std::map<std::string, double>>& run_delay_ns_by_class,
+                     std::uint64_t requests, const std::vector<std::string>& classes) {
   auto per = [&](std::uint64_t n) {
     return requests > 0 ? nlohmann::json(static_cast<double>(n) / static_cast<double>(requests))
                         : nlohmann::json(nullptr);
@@ -37,6 +38,13 @@ void add_per_request(nlohmann::json& r, const std::map<std::string, std::uint64_
   }
   totals["migrations"] = migrations ? nlohmann::json(*migrations) : nlohmann::json(nullptr);
   per_request["migrations"] = migrations ? per(*migrations) : nlohmann::json(nullptr);
+  per_request["run_delay_us_by_class"] = nullptr;
+  if (run_delay_ns_by_class) {
+    per_request["run_delay_us_by_class"] = nlohmann::json::object();
+    for (const auto& [cls, ns] : *run_delay_ns_by_class)
+      per_request["run_delay_us_by_class"][cls] =
+          requests > 0 ? nlohmann::json(ns / 1e3 / static_cast<double>(requests)) : nlohmann::json(nullptr);
+  }
   r["per_request"] = per_request;
   r["per_request_totals"] = totals;
 }
@@ -54,7 +62,8 @@ nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, con
   r["iowq"]["workers_peak"] = run.window.workers_peak;
   std::vector<std::string> classes = ring_classes;
   classes.push_back("iou-wrk");
-  add_per_request(r, run.cpu.switches_by_class, run.cpu.ipis, run.cpu.migrations, run.cpu.requests, classes);
+  add_per_request(r, run.cpu.switches_by_class, run.cpu.ipis, run.cpu.migrations,
+                  run.cpu.run_delay_ns_by_class, run.cpu.requests, classes);
   return r;
 }
 

@@ -109,6 +109,16 @@ void add_migrations(std::optional<std::uint64_t>& sum, const TaskStats& now, con
   *sum += *now.nr_migrations - (before ? *before->nr_migrations : 0);
 }
 
+void add_run_delay(std::optional<std::map<std::string, double>>& sum, const std::string& cls,
+                   const TaskStats& now, const TaskStats* before) {
+  if (!sum) return;
+  if (!now.run_delay_ns || (before && !before->run_delay_ns)) {
+    sum.reset();
+    return;
+  }
+  (*sum)[cls] += static_cast<double>(*now.run_delay_ns - (before ? *before->run_delay_ns : 0));
+}
+
 std::vector<TaskStats> list_tasks(pid_t pid) {
   std::vector<TaskStats> out;
   for (const pid_t tid : task_ids(pid)) {
@@ -121,10 +131,15 @@ std::vector<TaskStats> list_tasks(pid_t pid) {
     t.tid = tid;
     t.comm = strip_newline(comm);
     std::int64_t runtime_ns = pid == 0 || pid == ::getpid() ? own_thread_cpu_ns(tid) : -1;
-    if (runtime_ns < 0 && read_small(dir + "/schedstat", schedstat)) {
+    if (read_small(dir + "/schedstat", schedstat)) {  // "sum_exec_runtime run_delay pcount"
       char* end = nullptr;
       const long long v = std::strtoll(schedstat.c_str(), &end, 10);
-      if (end != schedstat.c_str()) runtime_ns = v;
+      if (end != schedstat.c_str()) {
+        if (runtime_ns < 0) runtime_ns = v;
+        char* end2 = nullptr;
+        const long long d = std::strtoll(end, &end2, 10);
+        if (end2 != end) t.run_delay_ns = d;
+      }
     }
     try {
       t.cpu_ns = runtime_ns >= 0 ? runtime_ns : stat_line_cpu_ticks(stat) * ns_per_clock_tick();

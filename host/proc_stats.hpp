@@ -24,6 +24,9 @@ struct TaskStats {
   // se.nr_migrations of /proc/PID/task/TID/sched: moves to another CPU; unset if the kernel has no
   // such file (built without the scheduler's debug interface before 6.13).
   std::optional<std::uint64_t> nr_migrations;
+  // run_delay of /proc/PID/task/TID/schedstat (its second field): ns spent runnable, waiting for a
+  // CPU; unset without CONFIG_SCHED_INFO.
+  std::optional<std::int64_t> run_delay_ns;
 };
 
 // Adds `now`'s moves to another CPU since `before` (nullptr: born since, all of them) to `sum`;
@@ -33,6 +36,11 @@ void add_migrations(std::optional<std::uint64_t>& sum, const TaskStats& now, con
 // The live threads of pid (0 = this process), sorted by tid. A thread that exits while the list is
 // read is left out. Throws std::runtime_error if /proc/PID/task cannot be read at all.
 std::vector<TaskStats> list_tasks(pid_t pid = 0);
+
+// Adds `now`'s run_delay since `before` (nullptr: born since, all of it) to sum[cls]; an unknown
+// value on either side makes the whole sum unknown.
+void add_run_delay(std::optional<std::map<std::string, double>>& sum, const std::string& cls,
+                   const TaskStats& now, const TaskStats* before);
 
 // Only tid and comm of each live thread: cheap enough to sample every millisecond.
 std::vector<std::pair<pid_t, std::string>> list_task_names(pid_t pid = 0);

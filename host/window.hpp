@@ -56,6 +56,9 @@ struct WindowCpu {
   // Moves to another CPU in the window of the live threads (runner threads left out); nullopt if a
   // thread's count could not be read.
   std::optional<std::uint64_t> migrations;
+  // Time runnable but waiting for a CPU (schedstat's run_delay) of the live threads by class
+  // (runner threads left out); nullopt if a thread's could not be read.
+  std::optional<std::map<std::string, double>> run_delay_ns_by_class;
 };
 
 // requests: completions in the window, for the per-request context switches. exited: a thread

@@ -88,6 +88,7 @@ nlohmann::json cpu_section(const sim::Engine& e) {
 // another CPU of every thread, the clients' included (as the host sums se.nr_migrations).
 nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& results) {
   std::uint64_t switches = 0, tw_ipis = 0, wake_ipis = 0, runs = 0, migrations = 0;
+  std::map<std::string, double> run_delay_ns;  // by thread class
   auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
   for (const auto& t : e.threads()) {
     if (!t->accounted()) continue;
@@ -97,6 +98,7 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
     wake_ipis += at(w, sim::sym::wake_ipi());
     runs += at(w, models::task_work_run_label());
     migrations += at(w, sim::sym::migrate());
+    run_delay_ns[t->comm()] += static_cast<double>(t->window_run_delay_ns());
   }
   const double n = results.at("window").at("completions").get<double>();
   auto per = [n](std::uint64_t c) {
@@ -109,6 +111,10 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
                         {"task_work_ipis", per(tw_ipis)},
                         {"task_work_runs", per(runs)},
                         {"migrations", per(migrations)}};
+  out["per_request"]["run_delay_us_by_class"] = nlohmann::json::object();
+  for (const auto& [cls, ns] : run_delay_ns)
+    out["per_request"]["run_delay_us_by_class"][cls] =
+        n > 0 ? nlohmann::json(ns / 1e3 / n) : nlohmann::json(nullptr);
   out["per_request_totals"] = {{"requests", n},          {"context_switches", switches},
                                {"ipis", ipis},           {"task_work_ipis", tw_ipis},
                                {"task_work_runs", runs}, {"migrations", migrations}};

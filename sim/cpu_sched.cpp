@@ -388,6 +388,7 @@ void CpuScheduler::requeue_delayed(Thread& t, TimeNs now) {
   policy_->requeue_delayed(q, t);
   q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
   se.delayed = false;
+  se.runnable_since = now;
   if (!q.curr) throw std::logic_error("scheduler: " + t.name() + " delayed on an idle CPU");
   se.queued = true;
   q.queued.push_back(&t);
@@ -435,6 +436,7 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   if (se.on_cpu || se.queued || se.delayed)
     throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
   const bool migrated = se.last_cpu >= 0 && se.last_cpu != cpu;
+  if (se.runnable_since < 0) se.runnable_since = now;  // a balance's move keeps its wait
   t.set_cpu(cpu);
   Rq& q = rq(cpu);
   account_curr(q, now);
@@ -501,6 +503,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   t.sched().on_cpu = false;
   t.sched().last_cpu = cpu;
   t.sched().queued = true;
+  t.sched().runnable_since = now;
   q.curr = nullptr;
   q.queued.push_back(&t);
   q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
@@ -592,7 +595,10 @@ void CpuScheduler::ipi_pending(int cpu, TimeNs until) {
 }
 
 void CpuScheduler::started_running(Thread& t, TimeNs now) {
-  t.sched().exec_start = now;
+  auto& se = t.sched();
+  se.exec_start = now;
+  if (se.runnable_since >= 0) se.run_delay_ns += now - se.runnable_since;
+  se.runnable_since = -1;
 }
 
 // The CPU's current thread left: the next one runs, or it pulls a waiting thread that is not

@@ -34,6 +34,10 @@ struct SchedEntity {
   bool delayed = false;   // EEVDF DELAY_DEQUEUE: asleep, but kept in its queue until its lag is paid
   bool pinned = true;
   int last_cpu = -1;
+  // schedstat's run_delay: time spent runnable but not running (from the wake-up or preemption
+  // that queued it to its switch-in, idle exit included), as /proc/PID/task/TID/schedstat counts it
+  TimeNs runnable_since = -1;
+  TimeNs run_delay_ns = 0;
 };
 
 // Ordering of one CPU's run queue: the fair class's algorithm of an era.

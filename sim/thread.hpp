@@ -123,7 +123,10 @@ class Thread {
   void mark_window_start() {
     base_ = cycles_;
     count_base_ = counts_;
+    run_delay_base_ = se_.run_delay_ns;
   }
+  // Time runnable but waiting for its CPU since the window start (schedstat's run_delay).
+  TimeNs window_run_delay_ns() const { return se_.run_delay_ns - run_delay_base_; }
   // Occurrences by symbol (IPIs sent, task_work runs, context switches): for results that count
   // events per request rather than cycles. Whole run, and since the window start.
   void count(Label symbol);
@@ -208,6 +211,7 @@ class Thread {
   void trace_wait(const char* what, TimeNs t0);
   std::vector<Cycles> cycles_, base_;
   std::vector<std::uint64_t> counts_, count_base_;
+  TimeNs run_delay_base_ = 0;
   std::vector<HeldLock> held_;
   int spin_held_ = 0;
   int kernel_depth_ = 0;

@@ -21,6 +21,7 @@ struct Landing {
   TimeNs at = -1;
   std::uint64_t migrations = 0;   // the scheduler's count
   std::uint64_t mover_moves = 0;  // the mover's own (se.nr_migrations)
+  TimeNs mover_waited = -1;       // the mover's time runnable but not running (schedstat run_delay)
 };
 
 // CPU 0: a kernel thread that keeps its CPU for 50 ms (PREEMPT_NONE, no preemption point). CPU 1:
@@ -62,6 +63,7 @@ Landing mover_with_migration_cost(TimeNs migration_cost_ns) {
   e.run_until_ns(100 * kMs);
   got.migrations = e.scheduler().migrations();
   got.mover_moves = mover.window_counts_by_symbol().at(sym::migrate());
+  got.mover_waited = mover.window_run_delay_ns();
   return got;
 }
 
@@ -75,6 +77,7 @@ TEST_CASE(
   CHECK(cold.at == Approx(2 * kMs));
   CHECK(cold.migrations == 1);
   CHECK(cold.mover_moves == 1);
+  CHECK(cold.mover_waited == Approx(1 * kMs));  // woken at 1 ms, ran at 2 ms; it never waited before
 }
 
 TEST_CASE(
@@ -87,4 +90,5 @@ TEST_CASE(
   CHECK(hot.at == Approx(12 * kMs));
   CHECK(hot.migrations == 1);
   CHECK(hot.mover_moves == 1);
+  CHECK(hot.mover_waited == Approx(11 * kMs));  // its wait goes on across the move
 }

@@ -569,6 +569,54 @@ TEST_CASE("host: a thread's moves to another CPU are read from /proc (se.nr_migr
   CHECK_FALSE(sum.has_value());
 }
 
+TEST_CASE("host: a thread's time waiting for its CPU is read from /proc (schedstat run_delay), and summed") {
+  using namespace uringsim::host;
+  auto self_now = [] {
+    for (const auto& t : list_tasks())
+      if (t.tid == ::gettid()) return t;
+    FAIL("this thread is not listed");
+    return TaskStats{};
+  };
+  cpu_set_t saved;
+  REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &saved)) ++cpu;
+  REQUIRE(cpu < CPU_SETSIZE);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  const TaskStats before = self_now();
+  REQUIRE(before.run_delay_ns.has_value());
+  // This thread and a helper spin 200 ms each on one CPU: each waits while the other runs.
+  auto spin = [] {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+  bool helper_pinned = false;  // Catch2's assertions stay on the test's thread
+  std::thread helper([&] {
+    helper_pinned = ::sched_setaffinity(0, sizeof one, &one) == 0;
+    spin();
+  });
+  spin();
+  helper.join();
+  REQUIRE(helper_pinned);
+  REQUIRE(::sched_setaffinity(0, sizeof saved, &saved) == 0);
+  const TaskStats after = self_now();
+  REQUIRE(after.run_delay_ns.has_value());
+  CHECK(*after.run_delay_ns - *before.run_delay_ns > 20'000'000);  // fair sharing: about 100 ms
+
+  std::optional<std::map<std::string, double>> sum = std::map<std::string, double>{};
+  add_run_delay(sum, "t", after, &before);
+  REQUIRE(sum.has_value());
+  CHECK(sum->at("t") == static_cast<double>(*after.run_delay_ns - *before.run_delay_ns));
+  TaskStats unknown = after;
+  unknown.run_delay_ns.reset();
+  add_run_delay(sum, "t", unknown, &before);
+  CHECK_FALSE(sum.has_value());
+}
+
 TEST_CASE("host: model-only fields: defaults pass, each changed model field is named") {
   using namespace uringsim::host;
   MachineInfo m;

@@ -28,7 +28,8 @@ json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& 
     const std::string rel = "points/p" + std::to_string(i++) + "/results.json";
     json r = {{"throughput", {{"ops_per_s", tput}}},
               {"latency_us", {{"mean", 10.0}, {"p50", 9.0}, {"p99", 20.0}}},
-              {"cpu", {{"total_pct", cpu_server}, {"by_thread", {{"io_uring_echo_s_pct", cpu_server}}}}}};
+              {"cpu", {{"total_pct", cpu_server}, {"by_thread", {{"io_uring_echo_s_pct", cpu_server}}}}},
+              {"per_request", {{"run_delay_us_by_class", {{"io_uring_echo_s", cpu_server / 10}}}}}};
     uringsim::analysis::write_file_atomic((dir / rel).string(), r.dump());
     points.push_back({{"grid", {{"workload.connections", conns}}}, {"variant", ""}, {"results", rel}});
   }
@@ -59,6 +60,10 @@ TEST_CASE("twin join: replications grouped per point, host CI, relative and abso
   // CPU by class: compared in points.
   const auto& c10 = j["rows"][0]["metrics"]["cpu.by_thread.io_uring_echo_s_pct"];
   CHECK(c10["abs_error"].get<double>() == Approx(-10));
+  // The wait for a CPU per completion, by class, likewise (5 µs on the host, 4 in the model).
+  const auto& w10 = j["rows"][0]["metrics"]["per_request.run_delay_us_by_class.io_uring_echo_s"];
+  CHECK(w10["abs_error"].get<double>() == Approx(-1));
+  CHECK(w10["rel_error_pct"].get<double>() == Approx(-20));
 
   // The point with no simulated run has no error, and a single host rep has no interval.
   const auto& t100 = j["rows"][1]["metrics"]["throughput.ops_per_s"];

@@ -89,14 +89,20 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
   std::map<std::string, std::vector<double>> abs_diffs;   // metric -> |sim - host| per point
   for (const auto& key : order) {
     const Group& g = groups.at(key);
-    // The fixed metrics, then CPU by every thread class either side reports.
+    // The fixed metrics, then CPU and the wait for a CPU (per completion) by every thread class
+    // either side reports.
     std::vector<std::string> metrics = fixed_metrics();
-    std::set<std::string> classes;
-    for (const auto* side : {&g.host, &g.sim})
-      for (const auto& r : *side)
-        if (r.contains("cpu") && r["cpu"].contains("by_thread"))
-          for (const auto& [k, _] : r["cpu"]["by_thread"].items()) classes.insert(k);
-    for (const auto& c : classes) metrics.push_back("/cpu/by_thread/" + c);
+    auto by_class = [&](const char* section, const char* key) {
+      const json::json_pointer at(std::string("/") + section + "/" + key);
+      std::set<std::string> classes;
+      for (const auto* side : {&g.host, &g.sim})
+        for (const auto& r : *side)
+          if (r.contains(at) && r.at(at).is_object())
+            for (const auto& [k, _] : r.at(at).items()) classes.insert(k);
+      for (const auto& c : classes) metrics.push_back(at.to_string() + "/" + c);
+    };
+    by_class("cpu", "by_thread");
+    by_class("per_request", "run_delay_us_by_class");
 
     json ms = json::object();
     for (const auto& m : metrics) {
@@ -106,14 +112,16 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
         for (const auto& r : side) {
           if (r.contains(jp) && r.at(jp).is_number())
             xs.push_back(r.at(jp).get<double>());
-          else if (zero_if_absent)  // a thread class a run does not have used no CPU in it
+          else if (zero_if_absent)
             xs.push_back(0.0);
         }
         return xs;
       };
-      const bool cpu_class = m.rfind("/cpu/by_thread/", 0) == 0;
-      json e = {{"host", compare_side(values(g.host, cpu_class))},
-                {"sim", compare_side(values(g.sim, cpu_class))}};
+      // A thread class a run does not have used no CPU and waited for none in it.
+      const bool of_class =
+          m.rfind("/cpu/by_thread/", 0) == 0 || m.rfind("/per_request/run_delay_us_by_class/", 0) == 0;
+      json e = {{"host", compare_side(values(g.host, of_class))},
+                {"sim", compare_side(values(g.sim, of_class))}};
       const auto& hm = e["host"]["mean"];
       const auto& sm = e["sim"]["mean"];
       e["abs_error"] = nullptr;
