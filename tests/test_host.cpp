@@ -528,14 +528,18 @@ TEST_CASE(
   CHECK(machine_busy_ns() > 0);
 }
 
+namespace {
+// This thread's entry in /proc/self/task.
+uringsim::host::TaskStats self_now() {
+  for (const auto& t : uringsim::host::list_tasks())
+    if (t.tid == ::gettid()) return t;
+  FAIL("this thread is not listed");
+  return {};
+}
+}  // namespace
+
 TEST_CASE("host: a thread's moves to another CPU are read from /proc (se.nr_migrations), and summed") {
   using namespace uringsim::host;
-  auto self_now = [] {
-    for (const auto& t : list_tasks())
-      if (t.tid == ::gettid()) return t;
-    FAIL("this thread is not listed");
-    return TaskStats{};
-  };
   auto pin = [](int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -571,12 +575,6 @@ TEST_CASE("host: a thread's moves to another CPU are read from /proc (se.nr_migr
 
 TEST_CASE("host: a thread's time waiting for its CPU is read from /proc (schedstat run_delay), and summed") {
   using namespace uringsim::host;
-  auto self_now = [] {
-    for (const auto& t : list_tasks())
-      if (t.tid == ::gettid()) return t;
-    FAIL("this thread is not listed");
-    return TaskStats{};
-  };
   cpu_set_t saved;
   REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
   int cpu = 0;
