@@ -1,7 +1,6 @@
 #pragma once
-// Where a scenario's threads start, and a thread created outside the scheduler's view: the CPU
-// with the fewest threads. Threads created while the simulation runs start where the scheduler
-// puts them (CpuScheduler::fork_target); from there it moves unpinned threads as they wake.
+// Where a new thread starts (the fork placement, find_idlest_cpu): the least-loaded CPU. From
+// there the scheduler (sim/cpu_sched.hpp) moves unpinned threads as they wake.
 #include <vector>
 
 namespace uringsim::models {

@@ -351,12 +351,6 @@ int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy) const {
   return prev;
 }
 
-int CpuScheduler::fork_target(const Thread& parent) const {
-  for (int c = 0; c < static_cast<int>(rqs_.size()); ++c)
-    if (idle(c)) return c;
-  return parent.cpu();
-}
-
 void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
   enqueue(t, t.cpu(), true, now, true, at_setup);
 }

@@ -114,11 +114,6 @@ class CpuScheduler {
   }
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
-  // Where a thread that `parent` creates now starts (wake_up_new_task: select_task_rq_fair with
-  // WF_FORK, sched_balance_find_dst_cpu): an idle CPU if there is one, the lowest; else the
-  // parent's. (find_idlest_group compares the groups' types and loads first; on these small
-  // machines a CPU with spare capacity is an idle one.)
-  int fork_target(const Thread& parent) const;
   // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.
   int wake_target(Thread& t, int waker_cpu) const { return select_cpu(t, waker_cpu); }
   // Whether waking `t` onto another CPU now sends that CPU an IPI (ttwu_queue_wakelist,

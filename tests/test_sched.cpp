@@ -1,8 +1,8 @@
 // The CPU scheduler (sim/cpu_sched.hpp) on hand-built cases with known answers: time slices
 // between equal threads, shares by nice weight, wake-up preemption by era (CFS vs EEVDF),
-// placement of an unpinned thread on an idle CPU (woken or new), the idle-exit latency, and timeouts counted
-// in jiffies. The machine runs at 1 GHz (one cycle = 1 ns) and, unless a test says otherwise, every primitive
-// cost is zero, so the times follow from the scheduler's rules alone.
+// placement of an unpinned thread on an idle CPU, the idle-exit latency, and timeouts counted in
+// jiffies. The machine runs at 1 GHz (one cycle = 1 ns) and, unless a test says otherwise, every
+// primitive cost is zero, so the times follow from the scheduler's rules alone.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -149,26 +149,6 @@ TEST_CASE("sched: an unpinned thread woken while its CPU is busy lands on the id
   CHECK(woke == Approx(1 * kMs));
   CHECK(runner_done == Approx(10 * kMs));  // nobody took the runner's CPU
   CHECK(e.scheduler().migrations() == 1);
-}
-
-TEST_CASE("sched: a new thread starts on an idle CPU if there is one, else on its creator's CPU") {
-  // wake_up_new_task's placement (WF_FORK): the creator runs, so its own CPU is busy.
-  Engine e(machine(2, SchedPolicy::Eevdf), PrimitiveCosts{});
-  int while_idle = -1, while_busy = -1;
-  e.spawn("creator", "app", 0, [&] {
-    current().sleep_ns(0.5 * kMs);
-    while_idle = e.scheduler().fork_target(current());  // "busy" sleeps until 1 ms: CPU 1 is idle
-    current().sleep_ns(1.5 * kMs);
-    current().compute(0.1 * kMs, intern("work"));
-    while_busy = e.scheduler().fork_target(current());  // CPU 1 runs "busy" from 1 to 6 ms
-  });
-  e.spawn("busy", "app", 1, [&] {
-    current().sleep_ns(1 * kMs);
-    current().compute(5 * kMs, intern("work"));
-  });
-  e.run_until_ns(10 * kMs);
-  CHECK(while_idle == 1);
-  CHECK(while_busy == 0);
 }
 
 TEST_CASE("sched: a wake-up to a halted CPU pays the idle-exit latency, to a polling or a busy CPU none") {

@@ -246,11 +246,7 @@ void IoWq::start_worker(IoWqAcct& acct) {
   // before 6.x) they may run on any CPU.
   const sim::Thread* owner = owner_.has_thread() ? &owner_.thread() : nullptr;
   const bool inherit = k_.workers_inherit_affinity && owner && owner->pinned();
-  // Else where the scheduler puts a new thread of the creating one (the owner, or a worker).
-  const sim::Thread& parent = sim::current();
-  const int cpu = inherit              ? placer_.pin(owner->cpu())
-                  : parent.scheduled() ? placer_.pin(engine_.scheduler().fork_target(parent))
-                                       : placer_.pick();
+  const int cpu = inherit ? placer_.pin(owner->cpu()) : placer_.pick();
   // Creating a thread from a running one may run the new thread before spawn() returns: it sets
   // its own handle first.
   sim::ThreadOptions o;
