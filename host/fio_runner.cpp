@@ -385,10 +385,7 @@ struct CpuWindow {
   double seconds = 0;
   std::optional<double> other_cpu_pct;
   int threads_exited = 0;
-  std::map<std::string, std::uint64_t> switches_by_class;  // voluntary + involuntary, live threads
-  std::optional<std::map<std::string, std::uint64_t>> ipis;
-  std::optional<std::uint64_t> migrations = 0;  // live threads' moves to another CPU
-  std::optional<std::map<std::string, double>> run_delay_ns_by_class = std::map<std::string, double>{};
+  SchedCounts sched;  // of the live threads, and the machine's IPIs
 };
 
 // Each fio thread's CPU over the window goes to its class ("fio", "iou-sqp", "iou-wrk"); a thread
@@ -407,13 +404,11 @@ CpuWindow cpu_window(const Snapshot& a, const Snapshot& b) {
     const TaskStats& b0 = it == before.end() ? zero : *it->second;  // born in the window: all of it
     const double d = static_cast<double>(t.cpu_ns - b0.cpu_ns);
     by_class[thread_class(t.comm)] += std::max(0.0, d);
-    w.switches_by_class[thread_class(t.comm)] +=
+    w.sched.switches_by_class[thread_class(t.comm)] +=
         (t.voluntary_ctxt_switches - b0.voluntary_ctxt_switches) +
         (t.nonvoluntary_ctxt_switches - b0.nonvoluntary_ctxt_switches);
     fio_ns += std::max(0.0, d);
-    add_migrations(w.migrations, t, it != before.end() ? it->second : nullptr);
-    add_run_delay(w.run_delay_ns_by_class, thread_class(t.comm), t,
-                  it != before.end() ? it->second : nullptr);
+    w.sched.add_thread(thread_class(t.comm), t, it != before.end() ? it->second : nullptr);
     if (it != before.end()) before.erase(it);
   }
   w.threads_exited = static_cast<int>(before.size());
@@ -424,7 +419,7 @@ CpuWindow cpu_window(const Snapshot& a, const Snapshot& b) {
   const double other = static_cast<double>(b.machine_busy_ns - a.machine_busy_ns) - fio_ns -
                        static_cast<double>(b.self_ns - a.self_ns);
   w.other_cpu_pct = std::max(0.0, 100.0 * other / window_ns);
-  w.ipis = ipis_between(a.ipis, b.ipis);
+  w.sched.ipis = ipis_between(a.ipis, b.ipis);
   return w;
 }
 
@@ -594,8 +589,8 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   // own the rings (its main and helper threads, also "fio", mostly sleep).
   const double window_ios = r.at("/throughput/ops_per_s"_json_pointer).get<double>() * cw.seconds;
   if (cpu_from_proc)
-    add_per_request(r, cw.switches_by_class, cw.ipis, cw.migrations, cw.run_delay_ns_by_class,
-                    static_cast<std::uint64_t>(std::llround(window_ios)), {"fio", "iou-sqp", "iou-wrk"});
+    add_per_request(r, cw.sched, static_cast<std::uint64_t>(std::llround(window_ios)),
+                    {"fio", "iou-sqp", "iou-wrk"});
   json info = machine.to_json();
   info["io_uring_disabled"] = read_io_uring_disabled();
   info["warmup_ms"] = s.at("/warmup_ms");

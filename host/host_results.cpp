@@ -6,11 +6,9 @@
 
 namespace uringsim::host {
 
-void add_per_request(nlohmann::json& r, const std::map<std::string, std::uint64_t>& switches_by_class,
-                     const std::optional<std::map<std::string, std::uint64_t>>& ipis,
-                     const std::optional<std::uint64_t>& migrations,
-                     const std::optional<std::map<std::string, double>>& run_delay_ns_by_class,
-                     std::uint64_t requests, const std::vector<std::string>& classes) {
+void add_per_request(nlohmann::json& r, const SchedCounts& sched, std::uint64_t requests,
+                     const std::vector<std::string>& classes) {
+  const auto& [switches_by_class, ipis, migrations, run_delay_ns_by_class] = sched;
   auto per = [&](std::uint64_t n) {
     return requests > 0 ? nlohmann::json(static_cast<double>(n) / static_cast<double>(requests))
                         : nlohmann::json(nullptr);
@@ -62,8 +60,7 @@ nlohmann::json host_results(const config::Scenario& s, const HostOptions& o, con
   r["iowq"]["workers_peak"] = run.window.workers_peak;
   std::vector<std::string> classes = ring_classes;
   classes.push_back("iou-wrk");
-  add_per_request(r, run.cpu.switches_by_class, run.cpu.ipis, run.cpu.migrations,
-                  run.cpu.run_delay_ns_by_class, run.cpu.requests, classes);
+  add_per_request(r, run.cpu.sched, run.cpu.requests, classes);
   return r;
 }
 

@@ -26,14 +26,10 @@ nlohmann::json host_results(const config::Scenario& scenario, const HostOptions&
                             const FrameResult& run, const std::vector<std::string>& ring_classes);
 
 // per_request and per_request_totals from the window's counts (also the fio runner's, with its
-// own classes). migrations: every live thread's moves to another CPU, null if unknown;
-// run_delay_ns_by_class: every live thread's wait for a CPU, by class (all of them, not only
-// `classes`), null if unknown.
-void add_per_request(nlohmann::json& results, const std::map<std::string, std::uint64_t>& switches_by_class,
-                     const std::optional<std::map<std::string, std::uint64_t>>& ipis,
-                     const std::optional<std::uint64_t>& migrations,
-                     const std::optional<std::map<std::string, double>>& run_delay_ns_by_class,
-                     std::uint64_t requests, const std::vector<std::string>& classes);
+// own classes): context switches of `classes`, IPIs, migrations, and the wait for a CPU of every
+// class (not only `classes`); an unknown count is null.
+void add_per_request(nlohmann::json& results, const SchedCounts& sched, std::uint64_t requests,
+                     const std::vector<std::string>& classes);
 
 nlohmann::json host_run_info(const config::Scenario& scenario, const MachineInfo& machine,
                              const FrameResult& run, const nlohmann::json& ignored_fields);

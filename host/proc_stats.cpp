@@ -100,23 +100,31 @@ std::int64_t ns_per_clock_tick() {
   return ns;
 }
 
-void add_migrations(std::optional<std::uint64_t>& sum, const TaskStats& now, const TaskStats* before) {
-  if (!sum) return;
-  if (!now.nr_migrations || (before && !before->nr_migrations)) {
-    sum.reset();
-    return;
-  }
-  *sum += *now.nr_migrations - (before ? *before->nr_migrations : 0);
+namespace {
+// now - before (before: nullptr for a thread born in the window, 0), nullopt if either is unknown.
+template <class T>
+std::optional<T> grew(const std::optional<T> TaskStats::*field, const TaskStats& now,
+                      const TaskStats* before) {
+  const auto& n = now.*field;
+  if (!n) return std::nullopt;
+  if (!before) return *n;
+  const auto& b = before->*field;
+  if (!b) return std::nullopt;
+  return *n - *b;
 }
+}  // namespace
 
-void add_run_delay(std::optional<std::map<std::string, double>>& sum, const std::string& cls,
-                   const TaskStats& now, const TaskStats* before) {
-  if (!sum) return;
-  if (!now.run_delay_ns || (before && !before->run_delay_ns)) {
-    sum.reset();
-    return;
-  }
-  (*sum)[cls] += static_cast<double>(*now.run_delay_ns - (before ? *before->run_delay_ns : 0));
+void SchedCounts::add_thread(const std::string& cls, const TaskStats& now, const TaskStats* before) {
+  const auto moves = grew(&TaskStats::nr_migrations, now, before);
+  if (!moves)
+    migrations.reset();
+  else if (migrations)
+    *migrations += *moves;
+  const auto waited = grew(&TaskStats::run_delay_ns, now, before);
+  if (!waited)
+    run_delay_ns_by_class.reset();
+  else if (run_delay_ns_by_class)
+    (*run_delay_ns_by_class)[cls] += static_cast<double>(*waited);
 }
 
 std::vector<TaskStats> list_tasks(pid_t pid) {

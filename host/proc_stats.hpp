@@ -29,18 +29,9 @@ struct TaskStats {
   std::optional<std::int64_t> run_delay_ns;
 };
 
-// Adds `now`'s moves to another CPU since `before` (nullptr: born since, all of them) to `sum`;
-// an unknown count on either side makes the sum unknown.
-void add_migrations(std::optional<std::uint64_t>& sum, const TaskStats& now, const TaskStats* before);
-
 // The live threads of pid (0 = this process), sorted by tid. A thread that exits while the list is
 // read is left out. Throws std::runtime_error if /proc/PID/task cannot be read at all.
 std::vector<TaskStats> list_tasks(pid_t pid = 0);
-
-// Adds `now`'s run_delay since `before` (nullptr: born since, all of it) to sum[cls]; an unknown
-// value on either side makes the whole sum unknown.
-void add_run_delay(std::optional<std::map<std::string, double>>& sum, const std::string& cls,
-                   const TaskStats& now, const TaskStats* before);
 
 // Only tid and comm of each live thread: cheap enough to sample every millisecond.
 std::vector<std::pair<pid_t, std::string>> list_task_names(pid_t pid = 0);
@@ -83,6 +74,19 @@ std::optional<IpiCounts> ipis_between(const std::optional<IpiCounts>& start,
                                       const std::optional<IpiCounts>& end);
 // The parsing behind machine_ipis, for tests: the text of /proc/interrupts.
 std::optional<std::map<std::string, std::uint64_t>> ipis_from_interrupts(const std::string& text);
+
+// What the scheduler did over a window, for results' per_request (the echo and NOP runners' window
+// and fio's). An unknown count (nullopt) is one that some thread's or the machine's /proc entry
+// could not give.
+struct SchedCounts {
+  std::map<std::string, std::uint64_t> switches_by_class;  // voluntary + involuntary, by class
+  std::optional<IpiCounts> ipis;                           // the machine's, by kind
+  std::optional<std::uint64_t> migrations = 0;             // moves to another CPU
+  std::optional<std::map<std::string, double>> run_delay_ns_by_class = std::map<std::string, double>{};
+  // Adds one thread's moves and run_delay since `before` (nullptr: born in the window, all of
+  // them), its run_delay under `cls`. An unknown value on either side makes that sum unknown.
+  void add_thread(const std::string& cls, const TaskStats& now, const TaskStats* before);
+};
 
 // Nanoseconds per clock tick (sysconf(_SC_CLK_TCK)).
 std::int64_t ns_per_clock_tick();

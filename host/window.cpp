@@ -30,8 +30,6 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   std::map<std::string, std::uint64_t> vol, invol;
   double live_ns = 0, runner_ns = 0;
   std::uint64_t live_vol = 0, live_invol = 0;  // every live thread's, the runner's included
-  std::optional<std::uint64_t> migrations = 0;
-  std::optional<std::map<std::string, double>> run_delay = std::map<std::string, double>{};
   for (const auto& t : end.tasks) {
     const auto it = before.find(t.tid);
     const TaskStats zero{};
@@ -44,9 +42,8 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
       runner_ns += d;
       continue;
     }
-    add_migrations(migrations, t, it != before.end() ? it->second : nullptr);
     const std::string cls = thread_class(t.comm);
-    add_run_delay(run_delay, cls, t, it != before.end() ? it->second : nullptr);
+    w.sched.add_thread(cls, t, it != before.end() ? it->second : nullptr);
     cpu_ns[cls] += d;
     vol[cls] += t.voluntary_ctxt_switches - b.voluntary_ctxt_switches;
     invol[cls] += t.nonvoluntary_ctxt_switches - b.nonvoluntary_ctxt_switches;
@@ -101,11 +98,9 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
   cs["per_request_total"] = per(vt + it);
   cs["exited_threads_total"] = exited_vol + exited_invol;
   w.requests = requests;
-  for (const auto& [cls, n] : vol) w.switches_by_class[cls] += n;
-  for (const auto& [cls, n] : invol) w.switches_by_class[cls] += n;
-  w.ipis = ipis_between(start.ipis, end.ipis);
-  w.migrations = migrations;
-  w.run_delay_ns_by_class = run_delay;
+  for (const auto& [cls, n] : vol) w.sched.switches_by_class[cls] += n;
+  for (const auto& [cls, n] : invol) w.sched.switches_by_class[cls] += n;
+  w.sched.ipis = ipis_between(start.ipis, end.ipis);
 
   w.runner_cpu_pct = 100.0 * runner_ns / window_ns;
   const double ours = process_ns + static_cast<double>(end.children_ns - start.children_ns);

@@ -47,18 +47,9 @@ struct WindowCpu {
   double runner_cpu_pct = 0;        // the runner's own threads
   double other_cpu_pct = 0;         // other processes (% of one CPU), clamped at 0
   std::uint64_t requests = 0;       // completions in the window
-  // Voluntary + involuntary context switches in the window by thread class (runner threads left
-  // out; exited threads' in iou-wrk).
-  std::map<std::string, std::uint64_t> switches_by_class;
-  // The machine's IPIs in the window by kind, every process's; nullopt if /proc/interrupts
-  // could not be read at both ends.
-  std::optional<std::map<std::string, std::uint64_t>> ipis;
-  // Moves to another CPU in the window of the live threads (runner threads left out); nullopt if a
-  // thread's count could not be read.
-  std::optional<std::uint64_t> migrations;
-  // Time runnable but waiting for a CPU (schedstat's run_delay) of the live threads by class
-  // (runner threads left out); nullopt if a thread's could not be read.
-  std::optional<std::map<std::string, double>> run_delay_ns_by_class;
+  // Runner threads left out: switches by class (exited threads' in iou-wrk), the machine's IPIs
+  // (every process's), the live threads' migrations and run_delay.
+  SchedCounts sched;
 };
 
 // requests: completions in the window, for the per-request context switches. exited: a thread

@@ -562,15 +562,16 @@ TEST_CASE("host: a thread's moves to another CPU are read from /proc (se.nr_migr
   REQUIRE(after.nr_migrations.has_value());
   CHECK(*after.nr_migrations >= *before.nr_migrations + 2);
 
-  std::optional<std::uint64_t> sum = 0;
-  add_migrations(sum, after, &before);
-  CHECK(sum == *after.nr_migrations - *before.nr_migrations);
-  add_migrations(sum, after, nullptr);  // born in the window: all of its moves
-  CHECK(sum == 2 * *after.nr_migrations - *before.nr_migrations);
+  SchedCounts sum;
+  sum.add_thread("t", after, &before);
+  CHECK(sum.migrations == *after.nr_migrations - *before.nr_migrations);
+  sum.add_thread("t", after, nullptr);  // born in the window: all of its moves
+  CHECK(sum.migrations == 2 * *after.nr_migrations - *before.nr_migrations);
   TaskStats unknown = after;
   unknown.nr_migrations.reset();
-  add_migrations(sum, unknown, &before);
-  CHECK_FALSE(sum.has_value());
+  sum.add_thread("t", unknown, &before);
+  CHECK_FALSE(sum.migrations.has_value());
+  CHECK(sum.run_delay_ns_by_class.has_value());  // the other count stays known
 }
 
 TEST_CASE("host: a thread's time waiting for its CPU is read from /proc (schedstat run_delay), and summed") {
@@ -605,14 +606,15 @@ TEST_CASE("host: a thread's time waiting for its CPU is read from /proc (schedst
   REQUIRE(after.run_delay_ns.has_value());
   CHECK(*after.run_delay_ns - *before.run_delay_ns > 20'000'000);  // fair sharing: about 100 ms
 
-  std::optional<std::map<std::string, double>> sum = std::map<std::string, double>{};
-  add_run_delay(sum, "t", after, &before);
-  REQUIRE(sum.has_value());
-  CHECK(sum->at("t") == static_cast<double>(*after.run_delay_ns - *before.run_delay_ns));
+  SchedCounts sum;
+  sum.add_thread("t", after, &before);
+  REQUIRE(sum.run_delay_ns_by_class.has_value());
+  CHECK(sum.run_delay_ns_by_class->at("t") ==
+        static_cast<double>(*after.run_delay_ns - *before.run_delay_ns));
   TaskStats unknown = after;
   unknown.run_delay_ns.reset();
-  add_run_delay(sum, "t", unknown, &before);
-  CHECK_FALSE(sum.has_value());
+  sum.add_thread("t", unknown, &before);
+  CHECK_FALSE(sum.run_delay_ns_by_class.has_value());
 }
 
 TEST_CASE("host: model-only fields: defaults pass, each changed model field is named") {
