@@ -335,9 +335,12 @@ void CpuScheduler::account_curr(Rq& q, TimeNs now) {
 
 // select_task_rq_fair, reduced to the single cache domain of these machines: the previous CPU if
 // it is idle, else the waker's CPU if that is idle (wake_affine_idle), else any idle CPU
-// (select_idle_sibling, scanning from the previous CPU), else the previous CPU. `busy`: a CPU
-// that counts as busy although it has nothing to run now (-1: none).
-int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy) const {
+// (select_idle_sibling, scanning from the previous CPU), else the previous CPU, or the waker's
+// for a sync wake-up from a waker that runs alone there (wake_affine_idle: it will sleep and leave
+// its CPU to the wakee; delayed threads do not count: cfs_h_nr_delayed, 2025). wake_affine_weight (a choice
+// by load when neither is idle) is not modelled. `busy`: a CPU that counts as busy although it has
+// nothing to run now (-1: none); when it is the waker's, the waker left it at this date.
+int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy, Wake how) const {
   const int prev = t.cpu();
   if (t.sched().pinned) return prev;
   auto free = [&](int c) { return c != busy && idle(c); };
@@ -348,6 +351,10 @@ int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy) const {
     const int c = (prev + k) % n;
     if (free(c)) return c;
   }
+  if (how == Wake::Sync && waker_cpu >= 0 && waker_cpu != prev) {
+    const Rq& w = rqs_[static_cast<std::size_t>(waker_cpu)];
+    if (w.queued.empty() && (w.curr || waker_cpu == busy)) return waker_cpu;
+  }
   return prev;
 }
 
@@ -355,7 +362,7 @@ void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
   enqueue(t, t.cpu(), true, now, true, at_setup);
 }
 
-void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
+void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer, Wake how) {
   if (t.sched().delayed) {
     // ttwu_runnable: a delayed thread that may run elsewhere, on a CPU with another thread to
     // run, leaves its queue and takes the full wake-up path (select_task_rq); otherwise it is
@@ -374,7 +381,7 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer) {
   // queued before the waker's schedule(), which switched to it without the CPU going idle.
   const bool waker_left_now = waker_cpu >= 0 && !rq(waker_cpu).curr && rq(waker_cpu).queued.empty() &&
                               idle_since_[static_cast<std::size_t>(waker_cpu)] == now;
-  const int cpu = select_cpu(t, waker_cpu, waker_left_now ? waker_cpu : -1);
+  const int cpu = select_cpu(t, waker_cpu, waker_left_now ? waker_cpu : -1, how);
   if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu);
 }

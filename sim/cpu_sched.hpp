@@ -92,7 +92,7 @@ class CpuScheduler {
   void block(Thread& t, TimeNs now, bool exits = false);
   // `t` became runnable: woken by a thread on waker_cpu (-1: from outside the machine), or by its
   // own timer (by_timer: the timer fires on its CPU, so no wake-up IPI).
-  void wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer = false);
+  void wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer = false, Wake how = Wake::Normal);
   // The running thread `t` is preempted: back into its queue; the CPU picks again.
   void yield(Thread& t, TimeNs now);
   // A tick while `t` runs: true if it should be preempted now.
@@ -115,7 +115,7 @@ class CpuScheduler {
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
   // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.
-  int wake_target(Thread& t, int waker_cpu) const { return select_cpu(t, waker_cpu); }
+  int wake_target(Thread& t, int waker_cpu, Wake how) const { return select_cpu(t, waker_cpu, -1, how); }
   // Whether waking `t` onto another CPU now sends that CPU an IPI (ttwu_queue_wakelist,
   // resched_curr): yes if it is idle, or busy and `t` would preempt its current thread; a busy
   // CPU that keeps its thread needs none.
@@ -131,7 +131,7 @@ class CpuScheduler {
  private:
   FairPolicy::Rq& rq(int cpu) { return rqs_[static_cast<std::size_t>(cpu)]; }
   void account_curr(FairPolicy::Rq& q, TimeNs now);
-  int select_cpu(Thread& t, int waker_cpu, int busy = -1) const;
+  int select_cpu(Thread& t, int waker_cpu, int busy, Wake how) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
                bool waker_just_left = false);
   void switch_next(int cpu, Thread* prev, TimeNs now);

@@ -4,7 +4,7 @@
 
 namespace uringsim::sim {
 
-void charge_wake(Thread& target) {
+void charge_wake(Thread& target, Wake how) {
   Thread& self = current();
   Engine& e = Engine::get();
   const auto& c = e.costs();
@@ -13,7 +13,7 @@ void charge_wake(Thread& target) {
     return;
   }
   auto& s = e.scheduler();
-  const int cpu = s.wake_target(target, self.cpu());
+  const int cpu = s.wake_target(target, self.cpu(), how);
   if (cpu == self.cpu()) {  // a thread woken onto the waker's own CPU needs no IPI
     self.charge(c.wake_local_cycles, sym::wake());
     return;
@@ -28,17 +28,17 @@ void charge_wake(Thread& target) {
   self.count(sym::wake_ipi());
 }
 
-void wake_up_process(Thread& target) {
+void wake_up_process(Thread& target, Wake how) {
   Thread& self = current();
-  charge_wake(target);
+  charge_wake(target, how);
   // A running waker's pending work has a known end if nothing preempts it: the wake takes effect
   // then, without simulating that work now; the work is promised to run unpreempted.
   if (self.scheduled()) {
     const TimeNs t = self.local_now_ns();
     self.promise_until(t);
-    target.unpark_at(t);
+    target.unpark_at(t, how);
   } else {
-    target.unpark();
+    target.unpark(how);
   }
 }
 

@@ -8,8 +8,8 @@ namespace uringsim::sim {
 // Charges the waker (the current thread) its try_to_wake_up: wake_local_cycles if `target` would
 // run on its CPU; wake_cycles if it goes to another CPU with an IPI (counted as one); else
 // wake_remote_cycles.
-void charge_wake(Thread& target);
-void wake_up_process(Thread& target);  // from the current thread
+void charge_wake(Thread& target, Wake how = Wake::Normal);
+void wake_up_process(Thread& target, Wake how = Wake::Normal);  // from the current thread
 // kick_process(target), from the current thread: a task running on another CPU is sent an IPI
 // (true). The sender pays send_cycles (counted under `symbol`); the IPI arrives ipi_delivery_ns
 // into that work (at its end at the latest) and takes ipi_receive_cycles of the target's time

@@ -444,7 +444,8 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
       trace_wait(what, t1);
     }
     wake_not_before_ns_ = 0;
-    engine_.scheduler().wake(*this, woken ? waker_cpu_ : -1, engine_.clock_ns(), !woken);
+    engine_.scheduler().wake(*this, woken ? waker_cpu_ : -1, engine_.clock_ns(), !woken,
+                             woken ? waker_how_ : Wake::Normal);
     wait_dispatch();
   }
   return woken;
@@ -599,16 +600,18 @@ int caller_cpu() {
 }
 }  // namespace
 
-void Thread::unpark() {
+void Thread::unpark(Wake how) {
   flush_caller();
   wake_not_before_ns_ = 0;
   waker_cpu_ = caller_cpu();
+  waker_how_ = how;
   release_park();
 }
 
-void Thread::unpark_at(TimeNs t_ns) {
+void Thread::unpark_at(TimeNs t_ns, Wake how) {
   wake_not_before_ns_ = t_ns;
   waker_cpu_ = caller_cpu();
+  waker_how_ = how;
   // A parked thread released early resumes now and sleeps on until t_ns (wait_off_cpu) before it
   // acts: its horizon stays at now until that sleep sets it (raising it to t_ns here was wrong
   // when the release met the end of a timed wait at the same date).
@@ -632,6 +635,7 @@ void Thread::release_park() {
 void Thread::grant() {
   flush_caller();
   waker_cpu_ = caller_cpu();
+  waker_how_ = Wake::Normal;
   wake_not_before_ns_ = 0;
   RunningGuard guard;  // releasing the semaphore lets other actors run
   if (impl_->waiting == Impl::Wait::Grant) {

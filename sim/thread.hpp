@@ -98,11 +98,11 @@ class Thread {
   bool resched_deferred() const;
 
   // --- from any thread ---
-  void unpark();  // wake a parked thread, or leave a permit
+  void unpark(Wake how = Wake::Normal);  // wake a parked thread, or leave a permit
   // Wake-up that takes effect at `t_ns` (>= now): the woken thread resumes no earlier. Lets a
   // running waker wake others without first simulating its own pending work; that work then runs
   // without preemption (see promise_until).
-  void unpark_at(TimeNs t_ns);
+  void unpark_at(TimeNs t_ns, Wake how = Wake::Normal);
   TimeNs wake_not_before_ns() const { return wake_not_before_ns_; }
   void grant();  // hand a lock to this thread (ends await_grant)
 
@@ -231,6 +231,7 @@ class Thread {
   Cycles dispatch_migrate_ = 0;
   TimeNs no_preempt_until_ = 0;
   int waker_cpu_ = -1;
+  Wake waker_how_ = Wake::Normal;
   TimeNs stolen_ns_ = 0;         // interrupt handlers ran on our CPU meanwhile: our work ends that much later
   TimeNs busy_wait_irq_ns_ = 0;  // in a busy wait: the handlers that interrupted it took this long,
   TimeNs irq_until_ns_ = 0;      // and return then

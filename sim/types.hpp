@@ -33,6 +33,11 @@ struct PrimitiveCosts {
   TimeNs ipi_delivery_ns = 0;
 };
 
+// How a wake-up is made. Sync (WF_SYNC): the waker says it will sleep soon, as a socket's
+// sk_data_ready and epoll's ep_poll_callback do; placement may then put the wakee on the waker's
+// CPU (wake_affine_idle).
+enum class Wake { Normal, Sync };
+
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.
 enum class SchedPolicy { Cfs, Eevdf };
 // The kernel's preemption model (CONFIG_PREEMPT_*, or preempt= with PREEMPT_DYNAMIC). Full: a

@@ -58,15 +58,15 @@ Thread* WaitQueue::pop_front() {
   return t;
 }
 
-bool WaitQueue::wake_one() {
+bool WaitQueue::wake_one(Wake how) {
   if (empty()) return false;
-  wake_up_process(*pop_front());
+  wake_up_process(*pop_front(), how);
   return true;
 }
 
-std::size_t WaitQueue::wake_all() {
+std::size_t WaitQueue::wake_all(Wake how) {
   std::size_t n = 0;
-  while (wake_one()) ++n;
+  while (wake_one(how)) ++n;
   return n;
 }
 

@@ -21,8 +21,8 @@ class WaitQueue {
   // `path`: the sleeping code path, for the checks (sleeping holding a spinlock is a violation).
   void wait(Label path = kNoLabel);                         // current thread sleeps until woken
   bool wait_for_ns(TimeNs timeout, Label path = kNoLabel);  // false on timeout
-  bool wake_one();                                          // false if nobody was waiting
-  std::size_t wake_all();
+  bool wake_one(Wake how = Wake::Normal);                   // false if nobody was waiting
+  std::size_t wake_all(Wake how = Wake::Normal);
   bool wake(Thread& t);  // wake this waiter only (a signal to one task); false if it was not waiting
   std::size_t waiters() const { return waiters_.size() - head_; }
   bool empty() const { return head_ == waiters_.size(); }

@@ -51,15 +51,17 @@ TEST_CASE("eras: a scenario's auto knobs follow its era's row; a knob it sets wi
     CHECK(k.workers_inherit_affinity == row.workers_inherit_affinity);
     CHECK(k.issue_flags_split == row.unlocked_flag);
     CHECK((k.sq_idle_jiffies > 0) == row.sq_idle_in_jiffies);
+    CHECK(k.epoll_wake_sync == row.epoll_wake_sync);
     CHECK(t.async_mode == k.async_mode);
     CHECK(t.iowq_lock == k.iowq_lock);
   }
   const auto set = config::load_scenario_text(
-      R"({"name": "e", "workload": {"type": "nop"}, "kernel": {"era": "5.15", "async_mode": "hybrid", "iowq": {"lock": "split"}}})",
+      R"({"name": "e", "workload": {"type": "nop"}, "kernel": {"era": "5.15", "async_mode": "hybrid", "iowq": {"lock": "split"}, "epoll_wake": "sync"}})",
       "test");
   const auto k = models::KernelConfig::from(set);
   CHECK(k.async_mode == models::AsyncMode::Hybrid);
   CHECK(k.issue_flags_split);  // the merged hybrid mode brought IO_URING_F_UNLOCKED with it
   CHECK(k.iowq_lock == models::IoWqLock::Split);
+  CHECK(k.epoll_wake_sync);
   CHECK(k.apoll_ready == models::ApollReady::Inline);  // not set: still 5.15's
 }

@@ -151,6 +151,48 @@ TEST_CASE("sched: an unpinned thread woken while its CPU is busy lands on the id
   CHECK(e.scheduler().migrations() == 1);
 }
 
+namespace {
+// Both CPUs busy: CPU 1 with a hog, CPU 0 with the waker (and, if `crowded`, a second thread
+// waiting there). An unpinned sleeper that last ran on CPU 1 is woken from CPU 0; where does it run?
+int sync_woken_on(Wake how, bool crowded) {
+  Engine e(machine(2, SchedPolicy::Eevdf), PrimitiveCosts{});
+  int ran_on = -1;
+  ThreadOptions unpinned;
+  unpinned.pinned = false;
+  Thread& sleeper = e.spawn(
+      "sleeper", "app", 1,
+      [&] {
+        current().park();
+        ran_on = current().cpu();
+      },
+      unpinned);
+  e.spawn("hog", "app", 1, [&] { current().compute(10 * kMs, intern("work")); });
+  e.spawn("waker", "app", 0, [&] {
+    current().compute(1 * kMs, intern("work"));
+    wake_up_process(sleeper, how);
+    current().compute(1 * kMs, intern("work"));
+  });
+  if (crowded) e.spawn("other", "app", 0, [&] { current().compute(10 * kMs, intern("work")); });
+  e.run_until_ns(1e9);
+  return ran_on;
+}
+}  // namespace
+
+// One engine per process: each case is its own test (ctest runs each in its own process).
+TEST_CASE(
+    "placement: a sync wake-up with no CPU idle goes to the waker's CPU when the waker runs there alone") {
+  // wake_affine_idle: a sync waker about to sleep leaves its CPU to the wakee.
+  CHECK(sync_woken_on(Wake::Sync, false) == 0);
+}
+
+TEST_CASE("placement: a plain wake-up with no CPU idle stays on the woken thread's previous CPU") {
+  CHECK(sync_woken_on(Wake::Normal, false) == 1);
+}
+
+TEST_CASE("placement: a sync wake-up stays on the previous CPU when another thread waits on the waker's") {
+  CHECK(sync_woken_on(Wake::Sync, true) == 1);
+}
+
 TEST_CASE("sched: a wake-up to a halted CPU pays the idle-exit latency, to a polling or a busy CPU none") {
   MachineSpec m = machine(2, SchedPolicy::Eevdf);
   m.sched.idle_exit_ns = 5000;

@@ -81,7 +81,7 @@ void Socket::deliver(std::uint32_t bytes, int from_cpu) {
     if (r->poll_multishot() && std::find(pollers_.begin(), pollers_.end(), r) == pollers_.end()) continue;
     r->poll_wake();
   }
-  sleepers_.wake_all();
+  sleepers_.wake_all(sim::Wake::Sync);  // sock_def_readable: wake_up_interruptible_sync_poll
   if (locked) slock_->unlock();
 }
 

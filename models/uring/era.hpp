@@ -57,6 +57,9 @@ struct Era {
   // tctx->task_list is a lockless llist (6.0, "io_uring: lockless task list"): an add is one
   // cmpxchg, a run takes the list with one xchg; before, both went under tctx->task_lock.
   bool tw_lockless;
+  // epoll's ep_poll_callback passes a sync wake-up on (wake_up_sync, 6.10: commit 900bbaae67e9):
+  // a socket's data wakes an epoll_wait sleeper with WF_SYNC; before, as a plain wake-up.
+  bool epoll_wake_sync;
 };
 
 const std::vector<Era>& eras();

@@ -31,6 +31,7 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.iowq_free_via_tw = e.iowq_free_via_tw;
   k.iowq_wake_first_free = e.iowq_wake_first_free;
   k.tw_lockless = e.tw_lockless;
+  k.epoll_wake_sync = e.epoll_wake_sync;
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;
   k.issue_flags_split = e.unlocked_flag;
@@ -55,6 +56,8 @@ KernelConfig KernelConfig::from(const config::Scenario& s) {
   if (ready != "auto") k.apoll_ready = ready == "inline" ? ApollReady::Inline : ApollReady::TaskWork;
   const auto reissue = s.at("/kernel/forced_reissue").get<std::string>();
   if (reissue != "auto") k.forced_reissue_iowq = reissue == "iowq";
+  const auto epoll_wake = s.at("/kernel/epoll_wake").get<std::string>();
+  if (epoll_wake != "auto") k.epoll_wake_sync = epoll_wake == "sync";
   k.sq_entries = s.at("/kernel/ring/sq_entries").get<int>();
   const int cq = s.at("/kernel/ring/cq_entries").get<int>();
   k.cq_entries = cq > 0 ? cq : 2 * k.sq_entries;

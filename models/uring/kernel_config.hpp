@@ -33,6 +33,7 @@ struct KernelConfig {
   bool iowq_free_via_tw = false;      // the era's (models/uring/era.hpp)
   bool iowq_wake_first_free = false;  // the era's
   bool tw_lockless = false;           // the era's: the task_work list is an llist, no tctx->task_lock
+  bool epoll_wake_sync = false;       // kernel.epoll_wake: ep_poll_callback wakes with WF_SYNC
   bool tw_on_enter = false;           // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once = false;             // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
   // IO_URING_F_UNLOCKED exists (5.16, with the merged hybrid mode): "may not hold uring_lock" is its

@@ -173,7 +173,7 @@ void EchoModel::on_server_send(int conn) {
     d.ready.push_back(conn);
     if (d.in_wait) {
       d.in_wait = false;
-      sim::wake_up_process(*d.thread);
+      sim::wake_up_process(*d.thread, p_.kernel.epoll_wake_sync ? sim::Wake::Sync : sim::Wake::Normal);
     }
     cn.client_slock->unlock();
     return;
