@@ -53,6 +53,8 @@ std::vector<ModelField> model_only_fields(const config::Scenario& s, const Machi
   if (s.at("/kernel/forced_reissue").get<std::string>() != "auto")
     add("/kernel/forced_reissue",
         own_kernel + ", which decides where a poll-woken IOSQE_ASYNC request is re-issued");
+  if (s.at("/kernel/epoll_wake").get<std::string>() != "auto")
+    add("/kernel/epoll_wake", own_kernel + ", whose epoll decides how a socket's data wakes a sleeper");
   if (s.at("/kernel/apoll_ready").get<std::string>() != "auto")
     add("/kernel/apoll_ready", own_kernel + ", which decides how a ready poll is re-issued");
   if (s.at("/kernel/iowq/lock").get<std::string>() != "auto")

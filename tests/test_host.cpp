@@ -634,12 +634,12 @@ TEST_CASE("host: model-only fields: defaults pass, each changed model field is n
   lo.sets = {"kernel.async_mode=blocking", "kernel.iowq.idle_timeout_ms=10",
              "costs.net_one_way_ns=1",     "device.parallelism=4",
              "machine.cores=64",           "workload.client_placement=remote",
-             "kernel.async_mode=hybrid"};  // hybrid is what the kernel does: not refused
+             "kernel.epoll_wake=plain",    "kernel.async_mode=hybrid"};  // hybrid is what the kernel does
   const auto bad = uringsim::config::load_scenario_text(base, "t.json", lo);
   std::vector<std::string> paths;
   for (const auto& f : model_only_fields(bad, m)) paths.push_back(f.path);
-  CHECK(paths == std::vector<std::string>{"/kernel/iowq/idle_timeout_ms", "/costs/net_one_way_ns",
-                                          "/device/parallelism", "/machine/cores",
+  CHECK(paths == std::vector<std::string>{"/kernel/epoll_wake", "/kernel/iowq/idle_timeout_ms",
+                                          "/costs/net_one_way_ns", "/device/parallelism", "/machine/cores",
                                           "/workload/client_placement"});
   try {
     check_model_fields(bad, m, false);
@@ -650,7 +650,7 @@ TEST_CASE("host: model-only fields: defaults pass, each changed model field is n
   }
   const json listed = check_model_fields(bad, m, true);
   REQUIRE(listed.size() == paths.size());
-  CHECK(listed[3].at("value") == 64);
+  CHECK(listed[4].at("value") == 64);
 
   // An old kernel cannot honour even the default era.
   m.kernel_major = 5;
