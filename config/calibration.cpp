@@ -142,6 +142,10 @@ nlohmann::json Calibration::to_json() const {
                   {"halt_poll_ns", opt(machine.halt_poll_ns)},
                   {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
   if (machine.speed_ns_per_add) j["machine"]["speed_ns_per_add"] = *machine.speed_ns_per_add;
+  if (machine.stall_every_ns && machine.stall_ns) {
+    j["machine"]["stall_every_ns"] = *machine.stall_every_ns;
+    j["machine"]["stall_ns"] = *machine.stall_ns;
+  }
   if (machine.idle_exit_curve) {
     j["machine"]["idle_exit_curve"] = nlohmann::json::array();
     for (const auto& [idle, exit] : *machine.idle_exit_curve)
@@ -177,7 +181,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",
            {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
-           {"preempt", "speed_ns_per_add", "idle_exit_curve"});
+           {"preempt", "speed_ns_per_add", "idle_exit_curve", "stall_every_ns", "stall_ns"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -191,6 +195,12 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   if (m.contains("speed_ns_per_add"))
     c.machine.speed_ns_per_add = r.optional_number(m, "/machine", "speed_ns_per_add");
   if (m.contains("idle_exit_curve")) c.machine.idle_exit_curve = r.curve(m, "/machine", "idle_exit_curve");
+  if (m.contains("stall_every_ns") != m.contains("stall_ns"))
+    r.fail("/machine", "expected stall_every_ns and stall_ns together, or neither");
+  if (m.contains("stall_every_ns")) {
+    c.machine.stall_every_ns = r.optional_number(m, "/machine", "stall_every_ns");
+    c.machine.stall_ns = r.optional_number(m, "/machine", "stall_ns");
+  }
   // Optional: calibrations made before it was read have none (the scenario's value stays).
   if (m.contains("preempt") && !m.at("preempt").is_null()) {
     const ojson& p = m.at("preempt");

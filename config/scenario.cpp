@@ -119,6 +119,10 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
       doc["machine"]["halt_poll_ns"] = 0;
     }
     if (cm.preempt) doc["machine"]["preempt"] = *cm.preempt;
+    if (cm.stall_every_ns && cm.stall_ns) {
+      doc["machine"]["stall_every_ns"] = *cm.stall_every_ns;
+      doc["machine"]["stall_ns"] = *cm.stall_ns;
+    }
   }
   for (const auto& item : opts.sets) apply_set(schema, doc, item);
   // Each --set value passed its own field's check; this catches combinations, e.g. a changed tag.

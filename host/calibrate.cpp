@@ -12,6 +12,7 @@
 #include "host/guard.hpp"
 #include "host/machine_info.hpp"
 #include "host/speed_probe.hpp"
+#include "host/stall_probe.hpp"
 
 namespace uringsim::host {
 namespace {
@@ -71,6 +72,17 @@ config::Calibration calibrate(const CalibrateOptions& options) {
     if (options.passes > 1) b.say(fmt::format("pass {} of {}", pass + 1, options.passes));
     calib::run_pinned(b, b.cpu_a, [&] { m.speed_ns_per_add.push_back(probe_cpu_speed().ns_per_add); });
     b.say(fmt::format("  CPU speed: {:.3f} ns per dependent add", m.speed_ns_per_add.back()));
+    for (const int cpu : {b.cpu_a, b.cpu_b}) {
+      if (cpu < 0) continue;
+      calib::run_pinned(b, cpu, [&] {
+        const StallProbe p = probe_cpu_stalls(b.quick ? 0.1 : 0.5);
+        if (p.stalls == 0) return;  // none seen: no figure from this CPU
+        m.stall_every_ns.push_back(p.every_ns());
+        m.stall_ns.push_back(p.mean_ns());
+        b.say(fmt::format("  CPU {} stalls: {:.1f} us every {:.0f} us", cpu, p.mean_ns() / 1e3,
+                          p.every_ns() / 1e3));
+      });
+    }
     for (const auto& [name, step] : steps) {
       b.say(fmt::format("- {}", name));
       step(b, m);

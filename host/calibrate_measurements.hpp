@@ -33,6 +33,8 @@ struct Measurements {
   std::vector<double> wake_idle;         // that wake: from the waker's call to the woken thread running
   std::vector<double> wake_busy;         // the same to a CPU where another thread spins
   std::vector<double> speed_ns_per_add;  // host/speed_probe.hpp at the start of each pass
+  // host/stall_probe.hpp on each CPU in each pass: the period of a busy CPU's stalls, their length
+  std::vector<double> stall_every_ns, stall_ns;
   // The waker's FUTEX_WAKE of a SCHED_IDLE thread asleep on a busy CPU: it preempts nothing, so no IPI
   std::vector<double> wake_call_remote;
   std::string wake_remote_unavailable;  // why wake_call_remote is empty, if it is

@@ -48,6 +48,8 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   m.ghz = s.at("/machine/ghz").get<double>();
   m.external_cpus = model.external_cpus();
   m.sched.hz = s.at("/machine/hz").get<double>();
+  m.stall_every_ns = s.at("/machine/stall_every_ns").get<double>();
+  m.stall_ns = s.at("/machine/stall_ns").get<double>();
   m.sched.idle_exit_ns = s.at("/machine/idle_exit_ns").get<double>();
   m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
   for (const auto& p : s.at("/machine/idle_exit_curve"))

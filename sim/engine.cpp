@@ -395,7 +395,33 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
   });
 }
 
+// Each CPU's stalls come at a fixed period, the CPUs' phases spread over it (a host's timer ticks
+// are periodic; the phase between two vCPUs is arbitrary, fixed here for determinism).
+void Engine::start_cpu_stalls() {
+  const TimeNs every = machine_.stall_every_ns, ns = machine_.stall_ns;
+  if (every <= 0 || ns <= 0) return;
+  static const Label sym = intern("(CPU stalled: tick, host)");
+  ThreadOptions o;
+  o.daemon = true;
+  o.interrupt = true;
+  o.accounted = false;
+  for (int cpu = 0; cpu < machine_.cores; ++cpu)
+    spawn(
+        "cpu-stall/" + std::to_string(cpu), "[stall]", cpu,
+        [this, cpu, every, ns] {
+          Thread& self = current();
+          TimeNs next = every * (cpu + 1) / (machine_.cores + 1);
+          for (;;) {
+            self.sleep_ns(next - clock_ns());
+            sched_->interrupt_current(cpu, clock_ns(), ns, ns_to_cycles(ns), sym);
+            next += every;
+          }
+        },
+        o);
+}
+
 void Engine::run_until_ns(TimeNs t_ns) {
+  if (!running_) start_cpu_stalls();
   running_ = true;
   run_end_ns_ = t_ns;
   impl_->engine->run_until(t_ns * 1e-9);

@@ -205,6 +205,7 @@ class Engine {
   bool lookahead_ = true;
   int interrupt_threads_ = 0;  // spawned with ThreadOptions::interrupt
   bool running_ = false;       // run_until_ns has started: threads spawned from now on are new
+  void start_cpu_stalls();     // MachineSpec::stall_every_ns: one interrupt-like thread per CPU
   ThreadCapacity capacity_;
   std::uint64_t live_threads_ = 0;  // spawned and not finished (their actors hold a stack)
   TimeNs step_date_ns_ = -1;

@@ -68,6 +68,11 @@ struct SchedSpec {
 struct MachineSpec {
   int cores = 1;
   double ghz = 1.0;
+  // Every stall_every_ns a busy CPU loses stall_ns to what no thread of the machine does: its
+  // timer tick's handler, and on a VM the host taking the vCPU away. The running thread's work
+  // ends that much later, and the time counts as its own (the guest cannot tell). 0: none.
+  TimeNs stall_every_ns = 0;
+  TimeNs stall_ns = 0;
   // CPUs of other machines (e.g. remote clients), numbered after the machine's own cores. Threads
   // there should be spawned unaccounted: they are not part of the simulated machine's CPU use.
   int external_cpus = 0;

@@ -101,6 +101,8 @@ host::calib::Measurements synthetic() {
   m.wake_busy = v(5000);
   m.wake_call_remote = v(700);
   m.speed_ns_per_add = {0.6, 0.5, 0.9};
+  m.stall_every_ns = {700e3, 600e3, 1000e3};
+  m.stall_ns = {20e3, 18e3, 25e3};
   m.pingpong_same = v(1200);
   m.wake_call_same = v(400);
   m.iowq_inline_a = v(160);
@@ -249,6 +251,10 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // The CPU speed probe: the median over the passes, recorded but not a cost.
   REQUIRE(c.machine.speed_ns_per_add);
   CHECK(*c.machine.speed_ns_per_add == Approx(0.6));
+  // The CPUs' stalls: the medians over CPUs and passes, applied to the machine.
+  REQUIRE(c.machine.stall_every_ns);
+  CHECK(*c.machine.stall_every_ns == Approx(700e3));
+  CHECK(*c.machine.stall_ns == Approx(20e3));
   // Loopback TCP: per byte averaged over send and recv; send/recv less the syscall and their bytes.
   const double byte = ((1400 - 1200) + (1350 - 1200)) / (2.0 * (16384 - 64)) * G;
   CHECK(c.costs.at("tcp_byte_cycles").value == Approx(byte));
@@ -387,7 +393,21 @@ TEST_CASE("calibration file: bad content is an error naming the file and the JSO
   CHECK(with([](auto& d) {
           d["machine"]["idle_exit_curve"] = {{2000, -1}};
         }).find("cal.json: /machine/idle_exit_curve/0: expected a point [idle_ns, exit_ns]") == 0);
+  CHECK(with([](auto& d) { d["machine"]["stall_ns"] = 20000; })
+            .find("cal.json: /machine: expected stall_every_ns and stall_ns together, or neither") == 0);
   CHECK(parse_error("{\"format\": 1, \"format\": 2}").find("duplicate key") != std::string::npos);
+}
+
+TEST_CASE("calibration applied: the CPUs' measured stalls become the scenario machine's") {
+  auto doc = calibration_doc({});
+  doc["machine"]["stall_every_ns"] = 700000;
+  doc["machine"]["stall_ns"] = 20000;
+  config::LoadOptions lo;
+  lo.calibration = config::parse_calibration_text(doc.dump(), "cal.json");
+  const auto s = config::load_scenario_text(kQueueScenario, "q.json", lo);
+  CHECK(s.at("/machine/stall_every_ns") == 700000);
+  CHECK(s.at("/machine/stall_ns") == 20000);
+  CHECK(config::load_scenario_text(kQueueScenario, "q.json").at("/machine/stall_every_ns") == 0);
 }
 
 TEST_CASE(

@@ -537,3 +537,21 @@ TEST_CASE("sched: a kick's IPI lands at the end of the sender's part at the late
   // Capped at 2.5 us: in the piece from 2 to 3 us.
   check_times(kicked_piece_ends(1e6), {1e3, 2e3, 5e3, 6e3});
 }
+
+TEST_CASE("sched: a CPU's periodic stalls delay its running thread's work and count as that thread's time") {
+  // Every 1 ms a busy CPU loses 20 us (machine.stall_every_ns, stall_ns); CPU 0's first stall is
+  // at 1 ms x 1/3 (the two CPUs' phases spread over the period), then every 1 ms.
+  MachineSpec m = machine(2, SchedPolicy::Eevdf);
+  m.stall_every_ns = 1 * kMs;
+  m.stall_ns = 20e3;
+  Engine e(m, PrimitiveCosts{});
+  TimeNs done = -1;
+  Thread& t = e.spawn("worker", "app", 0, [&] {
+    current().compute(10 * kMs, intern("work"));
+    done = now_ns();
+  });
+  e.run_until_ns(1e9);  // CPU 1 idles throughout: its stalls take nothing from anyone
+  // Stalls at 0.333, 1.333, ..., 9.333 ms fall in the work: 10 of them, 200 us.
+  CHECK(done == Approx(10.2 * kMs));
+  CHECK(t.window_cycles() == Approx(10.2 * kMs));  // 1 GHz: the stalls are charged to the thread
+}
