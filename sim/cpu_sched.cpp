@@ -323,6 +323,11 @@ bool CpuScheduler::wake_needs_ipi(Thread& t, int cpu, TimeNs now) {
 }
 
 void CpuScheduler::account_curr(Rq& q, TimeNs now) {
+  update_clock(q, now);
+  update_vruntime(q, now);
+}
+
+void CpuScheduler::update_vruntime(Rq& q, TimeNs now) {
   Thread* c = q.curr;
   if (!c) return;
   auto& se = c->sched();
@@ -331,6 +336,51 @@ void CpuScheduler::account_curr(Rq& q, TimeNs now) {
     policy_->update_curr(q, *c, delta);
     se.exec_start = now;
   }
+}
+
+// update_rq_clock, then update_curr's sum_exec_runtime: the running thread is charged up to now.
+void CpuScheduler::update_clock(Rq& q, TimeNs now) {
+  q.clock = std::max(q.clock, now);
+  if (!q.curr) return;
+  auto& se = q.curr->sched();
+  if (now <= se.acct_start) return;  // still being switched in after an idle wake-up
+  charge_accounted(*q.curr, se.acct_start, now);
+  se.acct_start = now;
+}
+
+// __schedule's clock update, which a wake-up that preempted has asked to skip (wakeup_preempt:
+// rq_clock_skip_update, "we're going to schedule" at once). When the switch comes later (the
+// reschedule IPI's delivery, a section without preemption), the clock stays at its last update:
+// the preempted thread is not charged for the time since, and the picked thread is charged from
+// then (set_next_entity's exec_start). Only the kernel's accounting moves (what /proc shows, and
+// the twin's host side reads); the model's order of running, vruntime included, is unchanged.
+void CpuScheduler::schedule_clock(Rq& q, TimeNs now) {
+  const bool skip = q.clock_skip;
+  q.clock_skip = false;
+  if (skip)
+    update_vruntime(q, now);
+  else
+    account_curr(q, now);
+}
+
+void CpuScheduler::charge_accounted(Thread& t, TimeNs from, TimeNs to) {
+  const TimeNs a = std::max(from, window_start_), b = std::min(to, window_end_);
+  if (b > a) t.sched().acct_window_ns += b - a;
+}
+
+void CpuScheduler::set_window(TimeNs start_ns, TimeNs end_ns) {
+  window_start_ = start_ns;
+  window_end_ = end_ns;
+}
+
+TimeNs CpuScheduler::accounted_ns(const Thread& t) const {
+  const auto& se = t.sched();
+  TimeNs ns = se.acct_window_ns;
+  if (se.on_cpu) {  // reading schedstat updates the clock first
+    const TimeNs a = std::max(se.acct_start, window_start_);
+    if (window_end_ > a) ns += window_end_ - a;
+  }
+  return ns;
 }
 
 // select_task_rq_fair, reduced to the single cache domain of these machines: the previous CPU if
@@ -369,7 +419,7 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer, Wak
     // runnable again where it is.
     Rq& q = rq(t.cpu());
     if (t.sched().pinned || !q.curr) {
-      requeue_delayed(t, now);
+      requeue_delayed(t, now, resched_delay(waker_cpu, t.cpu(), by_timer));
       return;
     }
     account_curr(q, now);
@@ -383,12 +433,22 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer, Wak
                               idle_since_[static_cast<std::size_t>(waker_cpu)] == now;
   const int cpu = select_cpu(t, waker_cpu, waker_left_now ? waker_cpu : -1, how);
   if (cpu != t.cpu()) migrated(t);
-  enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu);
+  enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu,
+          resched_delay(waker_cpu, cpu, by_timer));
+}
+
+// A wake-up that preempts another CPU's thread reaches it by a reschedule IPI (resched_curr):
+// until the IPI lands, that CPU does not see the request (x86 keeps need_resched folded in
+// preempt_count, which scheduler_ipi sets). A wake from the CPU itself, or by its own timer, is
+// seen at once; so is one from outside the machine (the model has no CPU to send it from).
+TimeNs CpuScheduler::resched_delay(int waker_cpu, int cpu, bool by_timer) const {
+  if (by_timer || waker_cpu < 0 || waker_cpu == cpu) return 0;
+  return costs_.ipi_delivery_ns;
 }
 
 // A delayed thread is woken on the queue it never left: runnable again there, no placement on
 // another CPU, then the usual wake-up preemption check.
-void CpuScheduler::requeue_delayed(Thread& t, TimeNs now) {
+void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay) {
   auto& se = t.sched();
   Rq& q = rq(t.cpu());
   account_curr(q, now);
@@ -399,7 +459,7 @@ void CpuScheduler::requeue_delayed(Thread& t, TimeNs now) {
   if (!q.curr) throw std::logic_error("scheduler: " + t.name() + " delayed on an idle CPU");
   se.queued = true;
   q.queued.push_back(&t);
-  check_preempt(q, t);
+  check_preempt(q, t, now, resched_delay);
 }
 
 Thread* CpuScheduler::pick_next(Rq& q) {
@@ -427,18 +487,22 @@ void CpuScheduler::drop_delayed(Rq& q) {
 }
 
 // wakeup_preempt: `t` just joined the queue of a CPU that runs `curr`.
-void CpuScheduler::check_preempt(Rq& q, Thread& t) {
+void CpuScheduler::check_preempt(Rq& q, Thread& t, TimeNs now, TimeNs resched_delay) {
   Thread& curr = *q.curr;
   if (policy_->wakeup_preempt(q, curr, t)) {
     ++preemptions_;
-    curr.request_resched();
+    q.clock_skip = true;
+    if (resched_delay > 0)
+      curr.request_resched_at(now + resched_delay);
+    else
+      curr.request_resched();
   } else {
     curr.rq_changed();  // it now checks for preemption at ticks
   }
 }
 
 void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup,
-                           bool waker_just_left) {
+                           bool waker_just_left, TimeNs resched_delay) {
   auto& se = t.sched();
   if (se.on_cpu || se.queued || se.delayed)
     throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
@@ -454,6 +518,7 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
     delay += spec_.idle_exit_after(idle_for);
     q.curr = &t;
     se.on_cpu = true;
+    se.acct_start = now + (waker_just_left ? 0 : delay);  // the idle CPU's schedule() picks it then
     policy_->set_next(q, t);
     if (at_setup) {  // already running when the scenario starts
       t.dispatch(0, false, 0);
@@ -471,14 +536,14 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   }
   se.queued = true;
   q.queued.push_back(&t);
-  check_preempt(q, t);
+  check_preempt(q, t, now, resched_delay);
 }
 
 void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
   const int cpu = t.cpu();
   Rq& q = rq(cpu);
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " blocks but is not running");
-  account_curr(q, now);
+  schedule_clock(q, now);
   const bool delay = !exits && policy_->delay_dequeue(q, t);
   policy_->dequeue(q, t);
   t.stolen_ns_ = 0;  // no work of its own overlapped those handlers: nothing to delay
@@ -496,7 +561,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   const int cpu = t.cpu();
   Rq& q = rq(cpu);
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " yields but is not running");
-  account_curr(q, now);
+  schedule_clock(q, now);
   Thread* next = policy_->pick(q, &t);
   while (next && next->sched().delayed) {  // pick_next_entity drops a delayed pick, picks again
     leave_delayed(q, *next);
@@ -504,6 +569,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   }
   if (next == &t || !next) {  // nobody else should run: keep going
     t.sched().exec_start = now;
+    t.sched().acct_start = std::max(t.sched().acct_start, q.clock);
     return;
   }
   ++preemptions_;
@@ -651,6 +717,7 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
   Rq& q = rq(cpu);
   q.curr = &next;
   next.sched().on_cpu = true;
+  next.sched().acct_start = q.clock;  // set_next_entity: charged from the rq clock's last update
   policy_->set_next(q, next);
   const bool switched = prev != &next;
   if (switched) ++switches_;

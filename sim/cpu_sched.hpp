@@ -38,6 +38,11 @@ struct SchedEntity {
   // that queued it to its switch-in, idle exit included), as /proc/PID/task/TID/schedstat counts it
   TimeNs runnable_since = -1;
   TimeNs run_delay_ns = 0;
+  // sum_exec_runtime as the kernel accounts it (/proc, top), in the measurement window: charged
+  // from acct_start, the rq clock when it was picked or last updated. It can differ from the time
+  // the thread ran: see CpuScheduler::schedule_clock.
+  TimeNs acct_start = 0;
+  TimeNs acct_window_ns = 0;
 };
 
 // Ordering of one CPU's run queue: the fair class's algorithm of an era.
@@ -71,6 +76,8 @@ struct FairPolicy::Rq {
   Thread* curr = nullptr;        // running (or being switched in)
   double min_vruntime = 0;       // CFS
   double avg_vruntime = 0;       // EEVDF: last computed V (used when the queue is empty)
+  TimeNs clock = 0;              // rq->clock_task at its last update (update_rq_clock)
+  bool clock_skip = false;       // RQCF_REQ_SKIP: the next schedule() keeps the clock as it is
 };
 
 class CpuScheduler {
@@ -121,6 +128,11 @@ class CpuScheduler {
   // CPU that keeps its thread needs none.
   bool wake_needs_ipi(Thread& t, int cpu, TimeNs now);
 
+  // The measurement window, for the CPU time each thread is accounted in it (accounted_ns).
+  void set_window(TimeNs start_ns, TimeNs end_ns);
+  // `t`'s sum_exec_runtime in the window, as /proc/PID/task/TID/schedstat reads it at its end.
+  TimeNs accounted_ns(const Thread& t) const;
+
   std::string dump() const;  // every CPU's current thread and queue, for debugging
   // Counters for run_info and tests.
   std::uint64_t context_switches() const { return switches_; }
@@ -131,9 +143,13 @@ class CpuScheduler {
  private:
   FairPolicy::Rq& rq(int cpu) { return rqs_[static_cast<std::size_t>(cpu)]; }
   void account_curr(FairPolicy::Rq& q, TimeNs now);
+  void update_clock(FairPolicy::Rq& q, TimeNs now);
+  void update_vruntime(FairPolicy::Rq& q, TimeNs now);
+  void schedule_clock(FairPolicy::Rq& q, TimeNs now);
+  void charge_accounted(Thread& t, TimeNs from, TimeNs to);
   int select_cpu(Thread& t, int waker_cpu, int busy, Wake how) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
-               bool waker_just_left = false);
+               bool waker_just_left = false, TimeNs resched_delay = 0);
   void switch_next(int cpu, Thread* prev, TimeNs now);
   void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
   bool movable(const Thread& t, TimeNs now) const;
@@ -144,8 +160,9 @@ class CpuScheduler {
   Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave
   void drop_delayed(FairPolicy::Rq& q);  // the CPU goes idle: its delayed threads leave
   void leave_delayed(FairPolicy::Rq& q, Thread& t);
-  void check_preempt(FairPolicy::Rq& q, Thread& t);
-  void requeue_delayed(Thread& t, TimeNs now);
+  void check_preempt(FairPolicy::Rq& q, Thread& t, TimeNs now, TimeNs resched_delay);
+  void requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay);
+  TimeNs resched_delay(int waker_cpu, int cpu, bool by_timer) const;
 
   SchedSpec spec_;
   PrimitiveCosts costs_;
@@ -155,6 +172,7 @@ class CpuScheduler {
   std::vector<TimeNs> ipi_pending_until_;
   TimeNs tick_ns_;
   TimeNs slice_ns_;  // base slice after the kernel's scaling by CPU count
+  TimeNs window_start_ = 0, window_end_ = 0;
   std::uint64_t switches_ = 0, migrations_ = 0, preemptions_ = 0, idle_wakeups_ = 0;
   // sd->nr_balance_failed of the one domain: idle balances in a row that found only hot threads
   int balance_failed_ = 0;

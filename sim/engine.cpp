@@ -388,6 +388,7 @@ void Engine::stuck_step(const Thread& t) {
 void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
   window_start_ = start_ns;
   window_end_ = end_ns;
+  sched_->set_window(start_ns, end_ns);
   at_ns(start_ns, [this] {
     for (auto& t : threads_) t->mark_window_start();
     for (LockClass* l : lock_classes_) l->mark_window_start();

@@ -133,9 +133,10 @@ bool Thread::may_run_ahead() const {
   // It would be preempted before its pending work ends: where preemption is enabled again (a
   // spinlock's release), or at once. Not in kernel mode without full preemption: only preemption
   // points (which execute the work first) act on it there.
-  if (need_resched_ && (kernel_depth_ == 0 || engine_.scheduler().spec().preempt == PreemptModel::Full))
-    return false;
   const TimeNs t = local_now_ns();
+  if ((need_resched_ || t >= resched_at_) &&
+      (kernel_depth_ == 0 || engine_.scheduler().spec().preempt == PreemptModel::Full))
+    return false;
   // A tick inside the pending work may preempt it if others wait for this CPU: the work must run
   // first. With nobody queued (and nobody able to queue before `t`), ticks change nothing.
   if (scheduled_ && engine_.scheduler().has_queued(cpu_) &&
@@ -197,8 +198,9 @@ bool Thread::preemptible() const {
 // none is pending and no other thread can ask for it before this thread's local date.
 void Thread::preemption_point() {
   if (!scheduled_) return;
-  if (!need_resched_ && may_run_ahead()) return;
+  if (!need_resched_ && local_now_ns() < resched_at_ && may_run_ahead()) return;
   flush();  // still in kernel mode: runs to its end, noting any preemption asked meanwhile
+  fold_resched(engine_.clock_ns());
   if (need_resched_ && preemptible_at_point()) yield_cpu();
 }
 
@@ -235,6 +237,7 @@ void Thread::run_ns(TimeNs ns) {
         last_tick_ns_ = now;
         if (sch.tick(*this, now)) need_resched_ = true;
       }
+      fold_resched(now);
       if (need_resched_ && preemptible()) {
         yield_cpu();
         ns += engine_.cycles_to_ns(pending_);  // the switch back in
@@ -242,6 +245,7 @@ void Thread::run_ns(TimeNs ns) {
         continue;
       }
       TimeNs chunk = promised ? ns : std::min(ns, sch.next_tick_ns(now) - now);
+      if (!promised && preemptible() && resched_at_ > now) chunk = std::min(chunk, resched_at_ - now);
       if (promised) {
         sg_sleep_ns(chunk);
       } else {  // a wake-up preemption (request_resched) cuts it short
@@ -263,6 +267,7 @@ void Thread::run_ns(TimeNs ns) {
         if (stolen_ns_ <= 0) trace_wait("interrupted", t1);
       }
     }
+    fold_resched(engine_.clock_ns());
     if (!(need_resched_ && preemptible())) return;
     yield_cpu();  // preempted at the end of the work; the switch back in is work too
     ns = engine_.cycles_to_ns(pending_);
@@ -274,7 +279,7 @@ void Thread::yield_cpu() {
   if (spin_held_ > 0 || waiting_lock_)
     throw std::logic_error(name_ + ": preempted while holding or waiting for a spinlock (" +
                            (waiting_lock_ ? waiting_lock_->name() : held_.back().lock->name()) + ")");
-  need_resched_ = false;
+  clear_resched();
   RunningGuard guard;
   engine_.scheduler().yield(*this, engine_.clock_ns());
   if (!se_.on_cpu) wait_dispatch();
@@ -316,6 +321,22 @@ void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles) {
     impl_->released = true;
     sg_release();
   }
+}
+
+void Thread::request_resched_at(TimeNs at) {
+  if (need_resched_) return;
+  if (at <= engine_.clock_ns()) {
+    request_resched();
+    return;
+  }
+  resched_at_ = std::min(resched_at_, at);
+  if (impl_->waiting == Impl::Wait::Work && !impl_->released && preemptible()) {
+    RunningGuard guard;  // its work re-plans to stop where the IPI lands
+    impl_->released = true;
+    sg_release();
+    return;
+  }
+  rq_changed();
 }
 
 void Thread::request_resched() {
@@ -411,6 +432,7 @@ bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
 bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
   RunningGuard guard;
   const TimeNs t0 = engine_.clock_ns();
+  resched_at_ = std::numeric_limits<TimeNs>::infinity();  // __schedule clears it; its IPI finds nothing
   if (scheduled_) engine_.scheduler().block(*this, t0);
   bool timed_out = false;
   if (!std::isfinite(timeout)) {  // only another thread can end this wait
@@ -479,6 +501,8 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
       const TimeNs tick = engine_.scheduler().next_tick_ns(now);
       if (tick < limit) limit = tick, at_tick = true;
     }
+    bool at_resched = false;  // a remote resched's IPI lands first
+    if (resched_at_ < limit) limit = resched_at_, at_tick = false, at_resched = true;
     bool timed_out = false;
     if (std::isfinite(limit))
       timed_out = sg_acquire_timeout(std::max(0.0, limit - now));
@@ -493,12 +517,15 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
     }
     if (!timed_out) {
       impl_->released = false;  // the scheduler asked for a re-check: wait again
+    } else if (at_resched) {
+      // folded below
     } else if (!at_tick) {
       break;  // the loop's own timeout
     } else if (engine_.scheduler().tick(*this, engine_.clock_ns())) {
       need_resched_ = true;
     }
     // Each pass of a polling loop is a preemption point (cond_resched, or a need_resched() check).
+    fold_resched(engine_.clock_ns());
     if (need_resched_ && preemptible_at_point()) {
       impl_->waiting = Impl::Wait::None;
       state_ = State::Running;

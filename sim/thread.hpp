@@ -10,6 +10,7 @@
 // uncontended lock or unlock that no other thread can reach first is not such an interaction: it
 // happens at the thread's local date without executing the work (sim/horizon.hpp).
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -173,7 +174,11 @@ class Thread {
   // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).
   void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles);
   void request_resched();  // the scheduler wants this running thread preempted
-  void rq_changed();       // threads wait for this one's CPU: a spin re-checks at ticks
+  // As request_resched, asked from another CPU: on x86 the running thread sees it only once the
+  // reschedule IPI has landed (scheduler_ipi folds TIF_NEED_RESCHED into preempt_count, which is
+  // what cond_resched() and the return from an interrupt test), at `at`.
+  void request_resched_at(TimeNs at);
+  void rq_changed();  // threads wait for this one's CPU: a spin re-checks at ticks
   void set_cpu(int cpu) { cpu_ = cpu; }
   // SimGrid calls, each with this thread's horizon set for the others' lookahead (sim/horizon.hpp).
   void horizon_until(TimeNs t);
@@ -224,7 +229,14 @@ class Thread {
   // scheduler state
   bool scheduled_ = false;
   SchedEntity se_;
+  // The remote request's IPI has landed by `now`: it is now need_resched_.
+  void fold_resched(TimeNs now) {
+    if (now >= resched_at_) need_resched_ = true, resched_at_ = std::numeric_limits<TimeNs>::infinity();
+  }
+  void clear_resched() { need_resched_ = false, resched_at_ = std::numeric_limits<TimeNs>::infinity(); }
   bool need_resched_ = false;
+  TimeNs resched_at_ = std::numeric_limits<TimeNs>::infinity();  // a remote request_resched_at not yet seen
+                                                                 // (its IPI in flight)
   bool dispatched_ = false;
   TimeNs dispatch_delay_ = 0;
   bool dispatch_switched_ = false;

@@ -11,6 +11,7 @@
 #include "analysis/io.hpp"
 #include "cli_helpers.hpp"
 #include "host_helpers.hpp"
+#include "tools/app/json_input.hpp"
 #include "tools/app/twin.hpp"
 
 using namespace testing;
@@ -183,4 +184,18 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
     CHECK(other.output.find("twin: the host's wake-up of an idle CPU before its 1 runs") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("twin join: the model's CPU by class is compared as the kernel accounts it (accounted_by_thread)") {
+  const auto d = fresh_dir("twin-join-accounted");
+  const json host = fake_sweep(d / "host", {{10, 100}}, 50);
+  json sim = fake_sweep(d / "sim", {{10, 100}}, 40);  // ran 40 %, accounted 47 %
+  const fs::path rel = d / "sim" / sim["points"][0]["results"].get<std::string>();
+  json r = uringsim::app::read_json_file(rel);
+  r["cpu"]["accounted_by_thread"] = {{"io_uring_echo_s_pct", 47.0}};
+  uringsim::analysis::write_file_atomic(rel.string(), r.dump());
+  const json j = uringsim::app::twin::join(host, sim, d / "host", d / "sim");
+  const auto& c = j["rows"][0]["metrics"]["cpu.by_thread.io_uring_echo_s_pct"];
+  CHECK(c["sim"]["mean"].get<double>() == Approx(47));
+  CHECK(c["abs_error"].get<double>() == Approx(-3));
 }

@@ -78,6 +78,10 @@ json join(const json& host_sweep, const json& sim_sweep, const fs::path& host_di
         order.push_back(key);
       }
       json r = read_json_file(root / row.at("results").get<std::string>());
+      // The host's CPU by thread is each thread's sum_exec_runtime; the model's figure measured
+      // the same way is cpu.accounted_by_thread (results before it have only by_thread).
+      const json::json_pointer accounted("/cpu/accounted_by_thread");
+      if (!host && r.contains(accounted)) r["cpu"]["by_thread"] = r.at(accounted);
       (host ? it->second.host : it->second.sim).push_back(std::move(r));
     }
   };
