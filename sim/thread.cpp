@@ -323,6 +323,14 @@ void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles) {
   }
 }
 
+bool Thread::cut_work() {
+  if (impl_->waiting != Impl::Wait::Work || impl_->released || !preemptible()) return false;
+  RunningGuard guard;
+  impl_->released = true;
+  sg_release();
+  return true;
+}
+
 void Thread::request_resched_at(TimeNs at) {
   if (need_resched_) return;
   if (at <= engine_.clock_ns()) {
@@ -330,24 +338,12 @@ void Thread::request_resched_at(TimeNs at) {
     return;
   }
   resched_at_ = std::min(resched_at_, at);
-  if (impl_->waiting == Impl::Wait::Work && !impl_->released && preemptible()) {
-    RunningGuard guard;  // its work re-plans to stop where the IPI lands
-    impl_->released = true;
-    sg_release();
-    return;
-  }
-  rq_changed();
+  if (!cut_work()) rq_changed();  // cut: its work re-plans to stop where the IPI lands
 }
 
 void Thread::request_resched() {
   need_resched_ = true;
-  if (impl_->waiting == Impl::Wait::Work && !impl_->released && preemptible()) {
-    RunningGuard guard;  // the resched IPI: its work stops here, it yields
-    impl_->released = true;
-    sg_release();
-    return;
-  }
-  rq_changed();
+  if (!cut_work()) rq_changed();  // cut: its work stops here, it yields
 }
 
 void Thread::rq_changed() {
@@ -432,7 +428,7 @@ bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
 bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
   RunningGuard guard;
   const TimeNs t0 = engine_.clock_ns();
-  resched_at_ = std::numeric_limits<TimeNs>::infinity();  // __schedule clears it; its IPI finds nothing
+  resched_at_ = kNoResched;  // __schedule clears the flag: its IPI, landing later, finds nothing
   if (scheduled_) engine_.scheduler().block(*this, t0);
   bool timed_out = false;
   if (!std::isfinite(timeout)) {  // only another thread can end this wait
@@ -517,12 +513,10 @@ bool Thread::spin_for_ns(TimeNs ns, Label symbol) {
     }
     if (!timed_out) {
       impl_->released = false;  // the scheduler asked for a re-check: wait again
-    } else if (at_resched) {
-      // folded below
-    } else if (!at_tick) {
-      break;  // the loop's own timeout
-    } else if (engine_.scheduler().tick(*this, engine_.clock_ns())) {
-      need_resched_ = true;
+    } else if (at_tick) {
+      if (engine_.scheduler().tick(*this, engine_.clock_ns())) need_resched_ = true;
+    } else if (!at_resched) {
+      break;  // the loop's own timeout (a landing IPI is folded below)
     }
     // Each pass of a polling loop is a preemption point (cond_resched, or a need_resched() check).
     fold_resched(engine_.clock_ns());

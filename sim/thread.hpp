@@ -229,14 +229,18 @@ class Thread {
   // scheduler state
   bool scheduled_ = false;
   SchedEntity se_;
+  // A remote request_resched_at not yet seen (its IPI in flight): never, or when it lands.
+  static constexpr TimeNs kNoResched = std::numeric_limits<TimeNs>::infinity();
+  TimeNs resched_at_ = kNoResched;
+  bool need_resched_ = false;
   // The remote request's IPI has landed by `now`: it is now need_resched_.
   void fold_resched(TimeNs now) {
-    if (now >= resched_at_) need_resched_ = true, resched_at_ = std::numeric_limits<TimeNs>::infinity();
+    if (now >= resched_at_) need_resched_ = true, resched_at_ = kNoResched;
   }
-  void clear_resched() { need_resched_ = false, resched_at_ = std::numeric_limits<TimeNs>::infinity(); }
-  bool need_resched_ = false;
-  TimeNs resched_at_ = std::numeric_limits<TimeNs>::infinity();  // a remote request_resched_at not yet seen
-                                                                 // (its IPI in flight)
+  void clear_resched() { need_resched_ = false, resched_at_ = kNoResched; }
+  // The resched IPI stops the work it is waiting out (run_ns re-plans from here); false when it
+  // is not in such a wait or may not be preempted there.
+  bool cut_work();
   bool dispatched_ = false;
   TimeNs dispatch_delay_ = 0;
   bool dispatch_switched_ = false;
