@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Modes of a twin's throughput over time, host against model. A point whose threads can settle in
+two layouts (which thread shares a CPU with which) runs in phases, and the twin's per-run mean is
+a mixture whose weight the mean alone does not show. For each variant and grid point this pools
+the 10 ms samples of every rep's `timeseries.throughput_ops_per_s` (the first and last interval of
+each run left out: warm-up edge, partial interval) and splits them in two at the threshold that
+leaves the least variance within each side (Otsu's method on the sorted samples). The point is
+called two-mode when both sides hold at least 10 % of the samples and their means differ by more
+than 25 % of the higher one; then it prints both means, the share of time in the high mode and the
+switches between modes per second of run. Usage: bench/twin_modes.py OUT_DIR/twin.json"""
+import json
+import os
+import statistics
+import sys
+
+
+def load_runs(points_dir, variant, grid):
+    """The 10 ms throughput samples of each rep of one variant at one grid point."""
+    want = {"variant": variant, **grid}
+    runs = []
+    for name in sorted(os.listdir(points_dir)):
+        fields = dict(kv.split("=", 1) for kv in name.split(","))
+        if any(fields.get(k) != str(v) for k, v in want.items()):
+            continue
+        r = json.load(open(os.path.join(points_dir, name, "results.json")))
+        ts = r.get("timeseries") or {}
+        samples = ts.get("throughput_ops_per_s") or []
+        if len(samples) > 2:
+            runs.append((samples[1:-1], ts["interval_ms"]))
+    return runs
+
+
+def split(samples):
+    """Otsu's threshold on 1-D samples: (low side, high side) with the least within-side variance."""
+    xs = sorted(samples)
+    best, cut = None, 1
+    for i in range(1, len(xs)):
+        lo, hi = xs[:i], xs[i:]
+        w = len(lo) * statistics.pvariance(lo) + len(hi) * statistics.pvariance(hi)
+        if best is None or w < best:
+            best, cut = w, i
+    return xs[cut - 1], xs[:cut], xs[cut:]
+
+
+def modes(runs):
+    pooled = [x for samples, _ in runs for x in samples]
+    if len(pooled) < 4:
+        return None
+    threshold, lo, hi = split(pooled)
+    m_lo, m_hi = statistics.mean(lo), statistics.mean(hi)
+    two = min(len(lo), len(hi)) >= 0.1 * len(pooled) and m_hi - m_lo > 0.25 * m_hi
+    seconds = sum(len(s) * iv / 1000.0 for s, iv in runs)
+    switches = sum(sum(1 for a, b in zip(s, s[1:]) if (a > threshold) != (b > threshold)) for s, _ in runs)
+    return {
+        "mean": statistics.mean(pooled),
+        "two": two,
+        "low": m_lo,
+        "high": m_hi,
+        "high_share": len(hi) / len(pooled),
+        "switches_per_s": switches / seconds if seconds else 0.0,
+    }
+
+
+def fmt(m):
+    if m is None:
+        return ["-"] * 4
+    if not m["two"]:
+        return ["%.3g" % m["mean"], "one mode", "-", "-"]
+    return ["%.3g" % m["mean"], "%.3g / %.3g" % (m["low"], m["high"]), "%.0f %%" % (100 * m["high_share"]),
+            "%.0f" % m["switches_per_s"]]
+
+
+def main():
+    twin_path = sys.argv[1]
+    base = os.path.dirname(twin_path)
+    t = json.load(open(twin_path))
+    host_dir = os.path.join(base, t["host_dir"], "points")
+    sim_dir = os.path.join(base, t["sim_dir"], "points")
+    print("| variant | point | host mean | host modes (low / high) | host time high | host switches/s "
+          "| model mean | model modes | model time high | model switches/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    two_host = two_sim = both = 0
+    for r in t["rows"]:
+        grid = r["grid"]
+        point = ",".join("%s=%s" % (k.split(".")[-1], v) for k, v in grid.items())
+        h = modes(load_runs(host_dir, r["variant"], grid))
+        s = modes(load_runs(sim_dir, r["variant"], grid))
+        two_host += bool(h and h["two"])
+        two_sim += bool(s and s["two"])
+        both += bool(h and h["two"] and s and s["two"])
+        print("| " + " | ".join([r["variant"], point] + fmt(h) + fmt(s)) + " |")
+    print()
+    print("points with two modes: host %d, model %d, both %d, of %d" % (two_host, two_sim, both, len(t["rows"])))
+
+
+if __name__ == "__main__":
+    main()
