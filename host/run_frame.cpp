@@ -35,9 +35,6 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   WindowPlan plan;
   plan.warmup_ns = metrics.config().warmup_ns;
   plan.end_ns = metrics.config().end_ns;
-  // A tenth of the time-series interval, as the simulator samples; not below 1 ms, so that the
-  // sampler (reading /proc) stays a small load on the machine.
-  plan.sample_step_ns = std::max(1e6, metrics.config().interval_ns / 10);
 
   Startup startup(threads, guard);
   std::vector<std::thread> running;
