@@ -14,15 +14,16 @@ import statistics
 import sys
 
 
-def load_runs(points_dir, variant, grid):
-    """The 10 ms throughput samples of each rep of one variant at one grid point."""
-    want = {"variant": variant, **grid}
+def load_runs(half_dir, variant, grid):
+    """The 10 ms throughput samples of each rep of one variant at one grid point, found through the
+    half's sweep_spec.json (each point's id is its directory under points/)."""
+    spec = json.load(open(os.path.join(half_dir, "sweep_spec.json")))
+    want = {k: str(v) for k, v in grid.items()}  # the spec holds the grid's values as given
     runs = []
-    for name in sorted(os.listdir(points_dir)):
-        fields = dict(kv.split("=", 1) for kv in name.split(","))
-        if any(fields.get(k) != str(v) for k, v in want.items()):
+    for p in spec["points"]:
+        if p["variant"] != variant or p["grid"] != want:
             continue
-        r = json.load(open(os.path.join(points_dir, name, "results.json")))
+        r = json.load(open(os.path.join(half_dir, "points", p["id"], "results.json")))
         ts = r.get("timeseries") or {}
         samples = ts.get("throughput_ops_per_s") or []
         if len(samples) > 2:
@@ -74,8 +75,8 @@ def main():
     twin_path = sys.argv[1]
     base = os.path.dirname(twin_path)
     t = json.load(open(twin_path))
-    host_dir = os.path.join(base, t["host_dir"], "points")
-    sim_dir = os.path.join(base, t["sim_dir"], "points")
+    host_dir = os.path.join(base, t["host_dir"])
+    sim_dir = os.path.join(base, t["sim_dir"])
     print("| variant | point | host mean | host modes (low / high) | host time high | host switches/s "
           "| model mean | model modes | model time high | model switches/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
