@@ -31,7 +31,6 @@ RunMetrics::RunMetrics(MetricsConfig cfg) : cfg_(std::move(cfg)) {
                     cfg_.end_ns));
   if (!std::isfinite(cfg_.interval_ns) || cfg_.interval_ns < 0.0)
     throw std::invalid_argument("metrics interval must be finite and >= 0");
-  if (cfg_.batch_series_cap < 2) throw std::invalid_argument("batch_series_cap must be >= 2");
 
   percentiles_ = default_percentiles();
   for (double p : cfg_.percentiles) {
@@ -77,16 +76,21 @@ void RunMetrics::completed(double t_ns, double latency_ns) {
   if (!in_window(t_ns)) return;
   latency_.record(latency_ns);
   if (!interval_completions_.empty()) ++interval_completions_[interval_of(t_ns)];
+}
 
-  if (batch_seen_++ % batch_stride_ != 0) return;
-  batch_series_.push_back(latency_ns);
-  if (batch_series_.size() >= cfg_.batch_series_cap) {
-    // Keep positions 0, 2, 4, ...: these are exactly the completions a doubled stride would have kept.
-    std::size_t w = 0;
-    for (std::size_t r = 0; r < batch_series_.size(); r += 2) batch_series_[w++] = batch_series_[r];
-    batch_series_.resize(w);
-    batch_stride_ *= 2;
-  }
+void RunMetrics::merge(const RunMetrics& other) {
+  const MetricsConfig& o = other.cfg_;
+  if (o.warmup_ns != cfg_.warmup_ns || o.end_ns != cfg_.end_ns || o.interval_ns != cfg_.interval_ns ||
+      other.percentiles_ != percentiles_)
+    throw std::invalid_argument("metrics merge: the two configurations differ");
+  if (!other.gauges_.empty()) throw std::invalid_argument("metrics merge: the merged metrics hold gauges");
+  latency_.merge(other.latency_);
+  submitted_ += other.submitted_;
+  completed_ += other.completed_;
+  failed_ += other.failed_;
+  window_submitted_ += other.window_submitted_;
+  for (std::size_t i = 0; i < interval_completions_.size(); ++i)
+    interval_completions_[i] += other.interval_completions_[i];
 }
 
 void RunMetrics::sample(const std::string& series, double t_ns, double value) {

@@ -18,8 +18,6 @@ struct MetricsConfig {
   double end_ns;                    // ... and ends here (inclusive); must be > warmup_ns
   std::vector<double> percentiles;  // reported in addition to the fixed 50, 90, 99, 99.9
   double interval_ns;               // time-series bucket width; 0 disables the time series
-  // Most values batch_series() keeps; 2^22 doubles = 32 MiB. Must be >= 2.
-  std::size_t batch_series_cap = std::size_t{1} << 22;
 };
 
 // Fed by the simulator in simulated ns. Latency and throughput only count completions whose completion
@@ -33,7 +31,7 @@ class RunMetrics {
   static constexpr std::size_t kMaxIntervals = 10'000'000;
 
   // Throws std::invalid_argument for a non-finite or empty window, negative warm-up, a negative interval,
-  // more than kMaxIntervals intervals, a percentile outside (0, 100], or batch_series_cap < 2.
+  // more than kMaxIntervals intervals, or a percentile outside (0, 100].
   explicit RunMetrics(MetricsConfig cfg);
 
   // A request entered the system.
@@ -75,11 +73,12 @@ class RunMetrics {
   double window_seconds() const { return (cfg_.end_ns - cfg_.warmup_ns) / 1e9; }
   double throughput_ops_per_s() const { return static_cast<double>(window_completions()) / window_seconds(); }
   std::size_t interval_count() const { return interval_completions_.size(); }
-  // In-window latencies (ns) in completion order, for batch_means_ci. When batch_series_cap is reached,
-  // every second value is dropped and from then on only every batch_series_stride()-th completion is
-  // kept, so the series stays evenly spread over the whole window and stays in time order.
-  const std::vector<double>& batch_series() const { return batch_series_; }
-  std::uint64_t batch_series_stride() const { return batch_stride_; }
+
+  // Adds other's requests, latencies and completions per interval, as if they had been recorded
+  // here: each host runner thread records its own (no buffer shared across CPUs, which slowed the
+  // runners), and the run's metrics are merged after they stop. Throws std::invalid_argument when
+  // the configurations differ or other holds gauges (only the coordinator samples those).
+  void merge(const RunMetrics& other);
 
  private:
   struct Gauge {
@@ -107,9 +106,6 @@ class RunMetrics {
   std::uint64_t window_submitted_ = 0;
   std::vector<std::uint64_t> interval_completions_;
   std::map<std::string, Gauge> gauges_;
-  std::vector<double> batch_series_;
-  std::uint64_t batch_stride_ = 1;
-  std::uint64_t batch_seen_ = 0;  // in-window completions offered to batch_series_
 };
 
 }  // namespace uringsim::analysis

@@ -134,22 +134,34 @@ TEST_CASE("analysis: metrics json is identical for identical call sequences") {
   CHECK(run() == run());
 }
 
-TEST_CASE("analysis: metrics batch series keeps window latencies in order and decimates at the cap") {
-  MetricsConfig cfg{0, 1e9, {}, 0};
-  cfg.batch_series_cap = 8;
-  RunMetrics m(cfg);
-  for (int i = 0; i < 20; ++i) m.completed(i, i);  // latency == index, to read back what was kept
-  // Cap 8 reached at 8 values -> keep 0,2,4,6 stride 2; at 16 -> keep 0,4,8,12 stride 4; then 16.
-  CHECK(m.batch_series_stride() == 4);
-  CHECK(m.batch_series() == std::vector<double>{0, 4, 8, 12, 16});
-  CHECK(m.window_completions() == 20);
+TEST_CASE("analysis: metrics merged from two recorders equal one recorder of both") {
+  RunMetrics one(window_10_to_110ms()), a(window_10_to_110ms()), b(window_10_to_110ms());
+  for (int i = 0; i < 1000; ++i) {
+    const double t = i * 0.13 * kMs;                // 0 to 130 ms: before, inside and after the window
+    const double lat = 1000.0 + (i * 7919) % 5000;  // whole ns: sums do not depend on their order
+    RunMetrics& part = i % 3 ? a : b;
+    one.submitted(t);
+    part.submitted(t);
+    if (i % 17 == 0) {
+      one.failed();
+      part.failed();
+    } else {
+      one.completed(t, lat);
+      part.completed(t, lat);
+    }
+  }
+  a.merge(b);
+  CHECK(a.to_json() == one.to_json());
+  CHECK(a.window_completions() > 0);
+  CHECK(a.in_flight() == 0);
 
-  RunMetrics plain(window_10_to_110ms());
-  plain.completed(1 * kMs, 7.0);  // warm-up: excluded
-  plain.completed(20 * kMs, 1.0);
-  plain.completed(21 * kMs, 2.0);
-  CHECK(plain.batch_series() == std::vector<double>{1.0, 2.0});
-  CHECK(plain.batch_series_stride() == 1);
+  RunMetrics other_window(MetricsConfig{10 * kMs, 120 * kMs, {}, 10 * kMs});
+  CHECK_THROWS_AS(a.merge(other_window), std::invalid_argument);
+  RunMetrics other_percentiles(MetricsConfig{10 * kMs, 110 * kMs, {99.99}, 10 * kMs});
+  CHECK_THROWS_AS(a.merge(other_percentiles), std::invalid_argument);
+  RunMetrics with_gauge(window_10_to_110ms());
+  with_gauge.sample("g", 20 * kMs, 1);
+  CHECK_THROWS_AS(a.merge(with_gauge), std::invalid_argument);
 }
 
 TEST_CASE("analysis: metrics reject invalid configuration and input") {
