@@ -13,18 +13,18 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/event_log.hpp"
+#include "analysis/metrics.hpp"
 
 namespace uringsim::host {
 
 // n NOPs prepared, each recorded as submitted at t_start.
-inline void prep_nop_batch(io_uring& ring, int n, bool async, double t_start, Events& ev) {
+inline void prep_nop_batch(io_uring& ring, int n, bool async, double t_start, analysis::RunMetrics& rec) {
   for (int i = 0; i < n; ++i) {
     io_uring_sqe* e = io_uring_get_sqe(&ring);
     if (!e) throw std::runtime_error("io_uring: no free SQE for the batch");
     io_uring_prep_nop(e);
     if (async) e->flags |= IOSQE_ASYNC;
-    ev.submitted.push_back(t_start);
+    rec.submitted(t_start);
   }
 }
 
@@ -35,7 +35,7 @@ struct Reaped {
 // Every CQE ready: its completion read off now() (ns) and its latency since t_start recorded, or
 // a failure counted; then the CQ head advanced past them.
 template <class Now>
-Reaped reap_ready(io_uring& ring, Now&& now, double t_start, Events& ev) {
+Reaped reap_ready(io_uring& ring, Now&& now, double t_start, analysis::RunMetrics& rec) {
   Reaped r;
   unsigned head;
   io_uring_cqe* cqe;
@@ -44,9 +44,9 @@ Reaped reap_ready(io_uring& ring, Now&& now, double t_start, Events& ev) {
     const double t = now();
     if (cqe->res < 0) {
       ++r.failed;
-      ++ev.failed;
+      rec.failed();
     } else {
-      ev.completed.emplace_back(t, t - t_start);
+      rec.completed(t, t - t_start);
     }
   }
   io_uring_cq_advance(&ring, r.cqes);
@@ -62,8 +62,8 @@ struct SubmitAndWait {
 // io_uring_wait_cqe_nr for whatever is missing; N: the same, waiting for min(N, missing) CQEs at a
 // time (never more than can still come, which would sleep for ever).
 template <class Now, class Submit>
-Reaped submit_and_reap_batch(io_uring& ring, int n, int wait_nr, Now&& now, double t_start, Events& ev,
-                             Submit&& submit_and_wait) {
+Reaped submit_and_reap_batch(io_uring& ring, int n, int wait_nr, Now&& now, double t_start,
+                             analysis::RunMetrics& rec, Submit&& submit_and_wait) {
   auto want = [&](int got) {
     return static_cast<unsigned>(wait_nr == 0 ? n - got : std::min(wait_nr, n - got));
   };
@@ -73,7 +73,7 @@ Reaped submit_and_reap_batch(io_uring& ring, int n, int wait_nr, Now&& now, doub
   while (got < n) {
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
       throw std::runtime_error(std::string("io_uring_submit_and_wait: ") + std::strerror(-rc));
-    const Reaped r = reap_ready(ring, now, t_start, ev);
+    const Reaped r = reap_ready(ring, now, t_start, rec);
     all.cqes += r.cqes;
     all.failed += r.failed;
     got += static_cast<int>(r.cqes);
@@ -93,18 +93,16 @@ struct NopBatches {
   // Batches that end inside [window_start_ns, window_end_ns] are counted in batches_window.
   double window_start_ns = 0, window_end_ns = std::numeric_limits<double>::infinity();
   std::uint64_t batches_window = 0, failed = 0;
-  Events local;  // this batch's records, appended to the log at its end
 
-  // One batch: its start read off now() (ns), depth NOPs prepared, submitted and reaped, its end
-  // read and counted, its records appended to log.
+  // One batch: its start read off now() (ns), depth NOPs prepared, submitted and reaped (each
+  // recorded in rec), its end read and counted.
   template <class Now, class Submit = SubmitAndWait>
-  void run(io_uring& ring, EventLog& log, Now&& now, Submit&& submit_and_wait = {}) {
+  void run(io_uring& ring, analysis::RunMetrics& rec, Now&& now, Submit&& submit_and_wait = {}) {
     const double t_start = now();
-    prep_nop_batch(ring, depth, force_async, t_start, local);
-    failed += submit_and_reap_batch(ring, depth, wait_nr, now, t_start, local, submit_and_wait).failed;
+    prep_nop_batch(ring, depth, force_async, t_start, rec);
+    failed += submit_and_reap_batch(ring, depth, wait_nr, now, t_start, rec, submit_and_wait).failed;
     const double t = now();
     if (t >= window_start_ns && t <= window_end_ns) ++batches_window;
-    log.append(local);
   }
 };
 

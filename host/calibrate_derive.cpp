@@ -233,11 +233,10 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
               "io_uring_submit_and_wait timed inside it; per batch, the chunk's time less those calls "
               "less the two clock reads ({:.1f} ns each) that time them, fitted per round as "
               "R(n) = a + b n: a = {:.1f} ns {} = {:.0f} cycles, what the loop spends once per batch "
-              "besides the syscall (the batch's two clock reads, its window count, the event log "
-              "append, the stop check, the fixed part of preparing and reaping); b = {:.1f} ns per "
-              "NOP, against app_sqe_prep_cycles + app_cqe_cycles {:.1f} ns. The log is drained on the "
-              "same CPU between chunks, untimed: the cache lines a host run's coordinator takes to "
-              "another CPU are not in it",
+              "besides the syscall (the batch's two clock reads, its window count, the stop check, "
+              "the fixed part of preparing and reaping); b = {:.1f} ns per NOP, against "
+              "app_sqe_prep_cycles + app_cqe_cycles {:.1f} ns. Each request is recorded in the "
+              "runner's own metrics, as in a host run",
               batches, median(m.clock_read), fixed, at_ghz, e.cyc(fixed), item,
               median(m.app_prep) + median(m.app_reap)),
           scaled(m.loop_a, G));

@@ -19,6 +19,13 @@
 namespace uringsim::host::calib {
 namespace {
 
+// Where the timed loops record, as a host run's runner does (host/run_frame.hpp): every record
+// inside the window (a host run's steady state), with the default 10 ms time series. Their clocks
+// start at 0 for each timing, so an hour is more than enough.
+analysis::RunMetrics host_like_recorder() {
+  return analysis::RunMetrics({0, 3600e9, {}, 10e6});
+}
+
 // One batch: n NOPs prepared, then io_uring_submit_and_wait(n) timed alone, then reaped.
 double nop_batch_enter_ns(const Bench& b, io_uring* ring, unsigned n) {
   for (unsigned i = 0; i < n; ++i) io_uring_prep_nop(io_uring_get_sqe(ring));
@@ -39,30 +46,28 @@ double nop_batch_enter_ns(const Bench& b, io_uring* ring, unsigned n) {
 
 // The host NOP runner's code around one batch, per item: preparing the SQEs, and, after the
 // (untimed) submit_and_wait, reaping the CQEs with its clock read and record for each.
-void app_loop_ns(const Bench& b, io_uring* ring, int n, Events& ev, double& prep, double& reap) {
+void app_loop_ns(const Bench& b, io_uring* ring, int n, analysis::RunMetrics& rec, double& prep,
+                 double& reap) {
   const auto t0 = std::chrono::steady_clock::now();
   auto since = [&] {
     return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   };
   double t = now_ns();
-  prep_nop_batch(*ring, n, false, 0, ev);
+  prep_nop_batch(*ring, n, false, 0, rec);
   prep = (now_ns() - t - b.clock_ns) / n;
   if (io_uring_submit_and_wait(ring, static_cast<unsigned>(n)) != n)
     b.fail("app loop: NOP batch not submitted");
   t = now_ns();
-  const Reaped r = reap_ready(*ring, since, 0, ev);
+  const Reaped r = reap_ready(*ring, since, 0, rec);
   reap = (now_ns() - t - b.clock_ns) / n;
   if (r.cqes != static_cast<unsigned>(n) || r.failed) b.fail("app loop: NOP batch not reaped whole");
-  ev.submitted.clear();  // as the runner's log append does, keeping the capacity
-  ev.completed.clear();
 }
 
 // The host NOP runner's loop as `uringsim host` runs it (NopBatches::run), k batches of n inline
 // NOPs timed together, with each batch's io_uring_submit_and_wait timed inside: per batch, the loop
-// less that call and the two clock reads that time it. The records go to `log`, drained (untimed)
-// after the k batches, as the host run's coordinator drains it every sampling step.
-double loop_rest_ns(const Bench& b, io_uring* ring, NopBatches& loop, EventLog& log,
-                    analysis::RunMetrics& sink, int n, int k) {
+// less that call and the two clock reads that time it. The records go to `rec`, as in a host run.
+double loop_rest_ns(const Bench& b, io_uring* ring, NopBatches& loop, analysis::RunMetrics& rec, int n,
+                    int k) {
   const auto t0 = std::chrono::steady_clock::now();
   auto since = [&] {
     return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
@@ -82,9 +87,8 @@ double loop_rest_ns(const Bench& b, io_uring* ring, NopBatches& loop, EventLog& 
   const std::uint64_t failed = loop.failed;
   int ran = 0;
   const double t = now_ns();
-  for (; ran < k && !b.stopping(); ++ran) loop.run(*ring, log, since, timed_submit);
+  for (; ran < k && !b.stopping(); ++ran) loop.run(*ring, rec, since, timed_submit);
   const double total = now_ns() - t - b.clock_ns;
-  log.drain_into(sink);
   if (ran < k) b.fail("app batch loop: stopped");
   if (!whole || loop.failed != failed)
     b.fail("app batch loop: a NOP batch not submitted and completed whole");
@@ -129,31 +133,28 @@ void measure_syscalls(const Bench& b, Measurements& m) {
     b.say(fmt::format("  NOP batches: io_uring_enter = {:.0f} ns + {:.1f} ns x n", median(m.nop_a),
                       median(m.nop_b)));
 
-    Events ev;
-    for (int w = 0; w < 200; ++w) {  // warm, and grow the records' capacity as a running loop has it
+    analysis::RunMetrics rec = host_like_recorder();
+    for (int w = 0; w < 200; ++w) {  // warm
       double p, q;
-      app_loop_ns(b, ring.get(), m.app_batch, ev, p, q);
+      app_loop_ns(b, ring.get(), m.app_batch, rec, p, q);
     }
     for (int r = 0; r < b.rounds(100) && !b.stopping(); ++r) {
       std::vector<double> p(50), q(50);
-      for (int i = 0; i < 50; ++i) app_loop_ns(b, ring.get(), m.app_batch, ev, p[i], q[i]);
+      for (int i = 0; i < 50; ++i) app_loop_ns(b, ring.get(), m.app_batch, rec, p[i], q[i]);
       m.app_prep.push_back(median(p));
       m.app_reap.push_back(median(q));
     }
     b.say(fmt::format("  host NOP runner's own code: {:.1f} ns per SQE prepared, {:.1f} ns per CQE reaped",
                       median(m.app_prep), median(m.app_reap)));
 
-    // The records go nowhere: a window of [0, 1] ns keeps none but the counts.
-    analysis::RunMetrics sink(analysis::MetricsConfig{0, 1, {}, 0});
-    EventLog log;
     NopBatches loop;
-    for (int n : m.nop_batches) loop_rest_ns(b, ring.get(), loop, log, sink, n, 64);  // warm
+    for (int n : m.nop_batches) loop_rest_ns(b, ring.get(), loop, rec, n, 64);  // warm
     for (int r = 0; r < b.rounds(100) && !b.stopping(); ++r) {
       std::vector<double> x, y;
       for (int n : m.nop_batches) {
         std::vector<double> t;
         for (int i = 0; i < 9; ++i)
-          t.push_back(loop_rest_ns(b, ring.get(), loop, log, sink, n, std::max(8, 256 / n)));
+          t.push_back(loop_rest_ns(b, ring.get(), loop, rec, n, std::max(8, 256 / n)));
         x.push_back(n);
         y.push_back(median(t));
       }

@@ -585,13 +585,14 @@ class Server {
 class Client {
  public:
   Client(int index, const EchoParams& p, const nlohmann::json& think, std::uint16_t port,
-         const RunGuard& guard)
+         const RunGuard& guard, const analysis::MetricsConfig& mc)
       : index_(index),
         p_(p),
         think_(think),
         port_(port),
         guard_(guard),
-        rng_(p.seed + static_cast<std::uint64_t>(index)) {}
+        rng_(p.seed + static_cast<std::uint64_t>(index)),
+        rec_(mc) {}
 
   void main(Startup& startup) {
     name_this_thread(fmt::format("client-{}", index_));
@@ -611,11 +612,10 @@ class Client {
     if (!startup.wait_go()) return;
     t0_ = startup.t0();
     loop();
-    log_.append(local_);
     conns_.clear();  // close the sockets now, not when the run's results are assembled
   }
 
-  EventLog& log() { return log_; }
+  const analysis::RunMetrics& recorded() const { return rec_; }
 
  private:
   struct Conn {
@@ -673,7 +673,7 @@ class Client {
     c.sent = 0;
     c.received = 0;
     c.t_sent = since_ns(t0_);
-    local_.submitted.push_back(c.t_sent);
+    rec_.submitted(c.t_sent);
     send_more(i);
   }
 
@@ -711,7 +711,7 @@ class Client {
     }
     const double t = since_ns(t0_);
     if (c.in != c.out) throw echo_mismatch(i);
-    local_.completed.emplace_back(t, t - c.t_sent);
+    rec_.completed(t, t - c.t_sent);
     c.received = 0;
     const double think = think_.sample_ns(rng_);
     if (think <= 0)
@@ -765,7 +765,6 @@ class Client {
         timers_.pop();
         send_message(i);
       }
-      log_.append(local_);
     }
   }
 
@@ -780,8 +779,7 @@ class Client {
   Clock::time_point t0_{};
   using Timer = std::pair<double, std::uint32_t>;  // (due, connection)
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
-  Events local_;
-  EventLog log_;
+  analysis::RunMetrics rec_;  // this thread's round trips (host/run_frame.hpp)
 };
 
 }  // namespace
@@ -799,15 +797,16 @@ HostRun run_echo(const config::Scenario& s, const HostOptions& o) {
   Server server(s, p, listener.get(), guard);
   std::vector<std::unique_ptr<Client>> clients;
   for (int i = 0; i < p.client_threads; ++i)
-    clients.push_back(std::make_unique<Client>(i, p, s.at("/workload/think"), port, guard));
-  std::vector<EventLog*> logs;
-  for (auto& c : clients) logs.push_back(&c->log());
+    clients.push_back(
+        std::make_unique<Client>(i, p, s.at("/workload/think"), port, guard, host_metrics_config(s)));
+  std::vector<const analysis::RunMetrics*> recorded;
+  for (auto& c : clients) recorded.push_back(&c->recorded());
 
   auto spawn = [&](Startup& st, std::vector<std::thread>& running) {
     running.push_back(st.spawn([&] { server.main(st); }));
     for (auto& c : clients) running.push_back(st.spawn([&st, c = c.get()] { c->main(st); }));
   };
-  const FrameResult run = run_frame(s, o, guard, 1 + p.client_threads, spawn, logs);
+  const FrameResult run = run_frame(s, o, guard, 1 + p.client_threads, spawn, recorded);
 
   HostRun out;
   out.results = host_results(s, o, run, {"io_uring_echo_s"});

@@ -24,7 +24,7 @@ using Clock = RunGuard::Clock;
 class NopLoop {
  public:
   NopLoop(const config::Scenario& s, const RunGuard& guard)
-      : s_(s), guard_(guard), cpu_(s.at("/workload/cpu").get<int>()) {
+      : s_(s), guard_(guard), cpu_(s.at("/workload/cpu").get<int>()), rec_(host_metrics_config(s)) {
     batches_.depth = s.at("/workload/depth").get<int>();
     batches_.force_async = s.at("/workload/force_async").get<bool>();
     batches_.wait_nr = s.at("/workload/wait_nr").get<int>();
@@ -46,10 +46,10 @@ class NopLoop {
     if (!startup.wait_go()) return;
     const auto t0 = startup.t0();
     auto since = [&] { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); };
-    while (!guard_.stop_requested()) batches_.run(ring, log_, since);
+    while (!guard_.stop_requested()) batches_.run(ring, rec_, since);
   }
 
-  EventLog& log() { return log_; }
+  const analysis::RunMetrics& recorded() const { return rec_; }
   std::uint64_t batches_window() const { return batches_.batches_window; }
   std::uint64_t failed() const { return batches_.failed; }
   unsigned ring_flags() const { return ring_flags_; }
@@ -58,9 +58,9 @@ class NopLoop {
   const config::Scenario& s_;
   const RunGuard& guard_;
   int cpu_;
-  NopBatches batches_;  // the loop (host/app_loop.hpp), as calibrate times it
-  EventLog log_;
-  unsigned ring_flags_ = 0;  // as the ring was set up (written before startup.ready())
+  NopBatches batches_;        // the loop (host/app_loop.hpp), as calibrate times it
+  analysis::RunMetrics rec_;  // this thread's requests (host/run_frame.hpp)
+  unsigned ring_flags_ = 0;   // as the ring was set up (written before startup.ready())
 };
 
 }  // namespace
@@ -81,7 +81,7 @@ HostRun run_nop(const config::Scenario& s, const HostOptions& o) {
   auto spawn = [&](Startup& st, std::vector<std::thread>& running) {
     running.push_back(st.spawn([&] { loop.main(st); }));
   };
-  const FrameResult run = run_frame(s, o, guard, 1, spawn, {&loop.log()});
+  const FrameResult run = run_frame(s, o, guard, 1, spawn, {&loop.recorded()});
 
   HostRun out;
   out.results = host_results(s, o, run, {"nop_test"});

@@ -22,7 +22,7 @@ analysis::MetricsConfig host_metrics_config(const config::Scenario& s) {
 }
 
 FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard& guard, int threads,
-                      const SpawnThreads& spawn, const std::vector<EventLog*>& logs) {
+                      const SpawnThreads& spawn, const std::vector<const analysis::RunMetrics*>& recorded) {
   FrameResult r;
   r.metrics.emplace(host_metrics_config(s));
   analysis::RunMetrics& metrics = *r.metrics;
@@ -49,19 +49,16 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
     stop_and_join();
     throw;
   }
-  auto drain = [&] {
-    for (auto* log : logs) log->drain_into(metrics);
-  };
   if (startup.wait_all_ready()) {
     const auto t0 = RunGuard::Clock::now();
     startup.go(t0);
-    r.window = run_window(guard, t0, plan, metrics, [&](double) { drain(); });
+    r.window = run_window(guard, t0, plan, metrics);
     r.wall_s = std::chrono::duration<double>(RunGuard::Clock::now() - t0).count();
   } else {
     startup.call_off();
   }
   stop_and_join();
-  drain();
+  for (const auto* m : recorded) metrics.merge(*m);
   r.speed_after = probe_cpu_speed();
 
   guard.throw_if_aborted();

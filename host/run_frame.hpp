@@ -1,7 +1,7 @@
 #pragma once
 // The course of every host run, whatever the workload: wait for quiet if asked, start the
-// workload's threads, give them a common t0, run the window on the coordinating thread (sampling,
-// draining what the threads record), stop everyone, join, and turn what went wrong into the right
+// workload's threads, give them a common t0, run the window on the coordinating thread (sampling),
+// stop everyone, join, merge what the threads recorded, and turn what went wrong into the right
 // exception (Interrupted, a time-limit or runner failure).
 #include <functional>
 #include <optional>
@@ -10,7 +10,6 @@
 
 #include "analysis/metrics.hpp"
 #include "config/scenario.hpp"
-#include "host/event_log.hpp"
 #include "host/guard.hpp"
 #include "host/host_run.hpp"
 #include "host/quiet.hpp"
@@ -42,9 +41,12 @@ analysis::MetricsConfig host_metrics_config(const config::Scenario& scenario);
 
 // spawn: starts the workload's threads with startup.spawn (each calls ready() then wait_go()) and
 // adds them to `running`, so that they are joined even if starting a later one fails; `threads` is
-// how many. logs: what they record, drained every sampling step.
+// how many. recorded: each thread's own metrics (made with host_metrics_config), where it records
+// its requests; the frame merges them once the threads have stopped. A runner that handed its
+// records to the coordinator during the run lost 10-30 % of its speed to it (docs/host.md).
 using SpawnThreads = std::function<void(Startup& startup, std::vector<std::thread>& running)>;
 FrameResult run_frame(const config::Scenario& scenario, const HostOptions& options, RunGuard& guard,
-                      int threads, const SpawnThreads& spawn, const std::vector<EventLog*>& logs);
+                      int threads, const SpawnThreads& spawn,
+                      const std::vector<const analysis::RunMetrics*>& recorded);
 
 }  // namespace uringsim::host

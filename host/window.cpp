@@ -110,7 +110,7 @@ WindowCpu window_cpu(const CpuSnapshot& start, const CpuSnapshot& end, const std
 }
 
 WindowOutcome run_window(const RunGuard& guard, RunGuard::Clock::time_point t0, const WindowPlan& plan,
-                         analysis::RunMetrics& metrics, const std::function<void(double)>& tick) {
+                         analysis::RunMetrics& metrics) {
   using Clock = RunGuard::Clock;
   auto at = [&](double ns) {
     return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::nano>(ns));
@@ -147,7 +147,6 @@ WindowOutcome run_window(const RunGuard& guard, RunGuard::Clock::time_point t0, 
     }
     out.workers_peak = std::max(out.workers_peak, workers);
     metrics.sample("iowq.workers", t, workers);
-    tick(t);
     if (at_end) break;
     // A late wake-up skips the steps it missed rather than rushing through them.
     while (next <= since_t0()) next += plan.sample_step_ns;

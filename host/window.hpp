@@ -14,7 +14,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -79,9 +78,9 @@ struct WindowOutcome {
 };
 
 // Runs on the coordinating thread from t0 until the window's end or a stop. Every step it counts
-// the iou-wrk threads into metrics' gauge "iowq.workers" and calls tick(t_ns) (e.g. to drain what
-// runner threads recorded); snapshots CPU at the window's start and end.
+// the iou-wrk threads into metrics' gauge "iowq.workers"; it snapshots CPU at the window's start
+// and end.
 WindowOutcome run_window(const RunGuard& guard, RunGuard::Clock::time_point t0, const WindowPlan& plan,
-                         analysis::RunMetrics& metrics, const std::function<void(double t_ns)>& tick);
+                         analysis::RunMetrics& metrics);
 
 }  // namespace uringsim::host
