@@ -59,9 +59,10 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
                     : preempt == "voluntary" ? sim::PreemptModel::Voluntary
                                              : sim::PreemptModel::Full;
   const auto policy = s.at("/kernel/sched").get<std::string>();
-  const bool eevdf =
-      policy == "eevdf" || (policy == "auto" && era(s.at("/kernel/era").get<std::string>()).eevdf);
+  const Era& kernel_era = era(s.at("/kernel/era").get<std::string>());
+  const bool eevdf = policy == "eevdf" || (policy == "auto" && kernel_era.eevdf);
   m.sched.policy = eevdf ? sim::SchedPolicy::Eevdf : sim::SchedPolicy::Cfs;
+  m.sched.sis_util = kernel_era.sis_util;
   return m;
 }
 

@@ -232,7 +232,10 @@ CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts
       costs_(costs),
       rqs_(static_cast<std::size_t>(cpus)),
       idle_since_(static_cast<std::size_t>(cpus), 0),
-      ipi_pending_until_(static_cast<std::size_t>(cpus), -1) {
+      ipi_pending_until_(static_cast<std::size_t>(cpus), -1),
+      util_(static_cast<std::size_t>(cpus)),
+      last_balance_(static_cast<std::size_t>(cpus), 0),
+      nr_idle_scan_(cpus) {
   if (spec.hz <= 0) throw std::invalid_argument("scheduler: hz must be > 0");
   tick_ns_ = 1e9 / spec.hz;
   // SCHED_TUNABLESCALING_LOG: the granularities grow with 1 + log2 of the CPU count, up to 8 CPUs.
@@ -397,7 +400,8 @@ int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy, Wake how) const
   if (free(prev)) return prev;
   if (waker_cpu >= 0 && waker_cpu != prev && free(waker_cpu)) return waker_cpu;
   const int n = static_cast<int>(rqs_.size());
-  for (int k = 1; k < n; ++k) {
+  const int scan = spec_.sis_util ? nr_idle_scan_ : n - 1;  // select_idle_cpu's nr
+  for (int k = 1; k < n && k <= scan; ++k) {
     const int c = (prev + k) % n;
     if (free(c)) return c;
   }
@@ -513,6 +517,7 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   account_curr(q, now);
   policy_->place(q, t, initial);
   if (!q.curr) {  // an idle CPU: wake it
+    util_update(cpu, now);
     const TimeNs idle_for = now - idle_since_[static_cast<std::size_t>(cpu)];
     TimeNs delay = ipi ? costs_.wakeup_latency_ns : 0;
     delay += spec_.idle_exit_after(idle_for);
@@ -549,6 +554,7 @@ void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
   t.stolen_ns_ = 0;  // no work of its own overlapped those handlers: nothing to delay
   t.sched().on_cpu = false;
   t.sched().last_cpu = cpu;
+  util_update(cpu, now);
   q.curr = nullptr;
   if (delay) {
     t.sched().delayed = true;
@@ -577,6 +583,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   t.sched().last_cpu = cpu;
   t.sched().queued = true;
   t.sched().runnable_since = now;
+  util_update(cpu, now);
   q.curr = nullptr;
   q.queued.push_back(&t);
   q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
@@ -589,7 +596,8 @@ bool CpuScheduler::tick(Thread& t, TimeNs now) {
   if (q.curr != &t) return false;
   account_curr(q, now);
   const bool preempt = !q.queued.empty() && policy_->tick_preempt(q, t);
-  idle_balance_kick(t.cpu(), now);  // trigger_load_balance runs after task_tick
+  periodic_balance(t.cpu(), now, true);  // trigger_load_balance runs after task_tick
+  idle_balance_kick(t.cpu(), now);
   return preempt && !q.queued.empty();
 }
 
@@ -616,6 +624,7 @@ void CpuScheduler::idle_balance_kick(int busy_cpu, TimeNs now) {
   for (int c = 0; c < static_cast<int>(rqs_.size()) && target < 0; ++c)
     if (c != busy_cpu && idle(c)) target = c;
   if (target < 0) return;
+  periodic_balance(target, now, false);  // the kicked CPU balances as CPU_IDLE
   auto it =
       std::find_if(src.queued.begin(), src.queued.end(), [&](const Thread* t) { return movable(*t, now); });
   if (it == src.queued.end()) {  // only hot ones, if any may move at all
@@ -715,6 +724,7 @@ Thread* CpuScheduler::pull_for(int cpu, TimeNs now) {
 
 void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles) {
   Rq& q = rq(cpu);
+  util_update(cpu, now);
   q.curr = &next;
   next.sched().on_cpu = true;
   next.sched().acct_start = q.clock;  // set_next_entity: charged from the rq clock's last update
@@ -722,7 +732,39 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
   const bool switched = prev != &next;
   if (switched) ++switches_;
   next.dispatch(0, switched, migrate_cycles);
-  (void)now;
+}
+
+// PELT's util_avg of a CPU, reduced to the time it has a thread on it: it decays by y per 1024 us
+// with y^32 = 1/2 and grows toward full capacity while the CPU runs; continuous here. Called just
+// before the CPU's current thread changes between none and one.
+void CpuScheduler::util_update(int cpu, TimeNs now) {
+  constexpr double kTauNs = 32 * 1024e3 / 0.69314718055994531;  // 32 periods halve it
+  Util& u = util_[static_cast<std::size_t>(cpu)];
+  if (now <= u.at) return;  // a date already integrated (threads act at their own local dates)
+  const double keep = std::exp(-(now - u.at) / kTauNs);
+  u.avg = u.avg * keep + (rq(cpu).curr ? 1 - keep : 0);
+  u.at = now;
+}
+
+// Periodic balancing of the one cache domain on `cpu` (sched_balance_domains), due every
+// balance_interval (sd_weight ms), times busy_factor (16) on a busy CPU. What it changes here is
+// the idle scan's length, from the domain's summed utilization (update_idle_cpu_scan): with x the
+// utilization per CPU as a fraction of capacity, nr = llc_weight * (1 - (x * imbalance_pct/100)^2),
+// rounded down, 0 from x = 100/117 on; on 2 CPUs, 0 from x = 0.61.
+void CpuScheduler::periodic_balance(int cpu, TimeNs now, bool busy) {
+  if (!spec_.sis_util) return;
+  const int n = static_cast<int>(rqs_.size());
+  const TimeNs interval = std::max(tick_ns_, 1e6 * n * (busy ? 16 : 1));
+  TimeNs& last = last_balance_[static_cast<std::size_t>(cpu)];
+  if (now - last < interval) return;
+  last = now;
+  double sum = 0;
+  for (int c = 0; c < n; ++c) {
+    util_update(c, now);
+    sum += std::min(1.0, util_[static_cast<std::size_t>(c)].avg);  // cpu_util_cfs: capped at capacity
+  }
+  const double x = sum / n * spec_.imbalance_pct / 100;
+  nr_idle_scan_ = static_cast<int>(std::floor(n * (1 - std::min(1.0, x * x))));
 }
 
 }  // namespace uringsim::sim

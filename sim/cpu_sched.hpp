@@ -163,6 +163,8 @@ class CpuScheduler {
   void check_preempt(FairPolicy::Rq& q, Thread& t, TimeNs now, TimeNs resched_delay);
   void requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay);
   TimeNs resched_delay(int waker_cpu, int cpu, bool by_timer) const;
+  void util_update(int cpu, TimeNs now);
+  void periodic_balance(int cpu, TimeNs now, bool busy);
 
   SchedSpec spec_;
   PrimitiveCosts costs_;
@@ -176,6 +178,15 @@ class CpuScheduler {
   std::uint64_t switches_ = 0, migrations_ = 0, preemptions_ = 0, idle_wakeups_ = 0;
   // sd->nr_balance_failed of the one domain: idle balances in a row that found only hot threads
   int balance_failed_ = 0;
+  // Each CPU's util_avg (PELT), reduced to a geometric average of the time it had a thread on it,
+  // at the date of its last update; with the date periodic balancing last ran there.
+  struct Util {
+    double avg = 0;
+    TimeNs at = 0;
+  };
+  std::vector<Util> util_;
+  std::vector<TimeNs> last_balance_;
+  int nr_idle_scan_;  // sd_llc_shared->nr_idle_scan: how many CPUs a wake-up may scan for an idle one
 };
 
 // The weight of a nice value (kernel/sched/core.c sched_prio_to_weight), nice 0 = 1024.

@@ -60,6 +60,11 @@ struct SchedSpec {
   // sd->cache_nice_tries (1 below the NUMA levels), in balance attempts: after more failed idle
   // balances in a row than this, balancing moves a cache-hot thread too (can_migrate_task)
   int cache_nice_tries = 1;
+  // SIS_UTIL (6.0): a wake-up scans the cache domain for an idle CPU only as far as the domain's
+  // utilization allows, and not at all past 100 / imbalance_pct of it (85 %); the scan's length is
+  // recomputed by periodic balancing (update_idle_cpu_scan, select_idle_cpu). Off: always scans.
+  bool sis_util = false;
+  double imbalance_pct = 117;  // sd->imbalance_pct of the cache (MC) domain
   // (idle time, exit latency) points, idle time increasing: replaces the two above when not empty.
   std::vector<std::pair<TimeNs, TimeNs>> idle_exit_curve;
   TimeNs idle_exit_after(TimeNs idle_for) const;  // the wake-up's extra delay after that much idle

@@ -60,6 +60,9 @@ struct Era {
   // epoll's ep_poll_callback passes a sync wake-up on (wake_up_sync, 6.10: commit 900bbaae67e9):
   // a socket's data wakes an epoll_wait sleeper with WF_SYNC; before, as a plain wake-up.
   bool epoll_wake_sync;
+  // SIS_UTIL (6.0, commit 70fb5ccf2ebb): a wake-up scans the cache domain for an idle CPU only as
+  // far as the domain's utilization allows, not at all past 85 % of it; before, it always scanned.
+  bool sis_util;
 };
 
 const std::vector<Era>& eras();
