@@ -5,20 +5,15 @@
 // At 1 GHz with zero primitive costs, so the dates follow from those rules alone.
 #include <catch2/catch.hpp>
 
-#include "sim/engine.hpp"
-#include "sim/label.hpp"
-#include "sim/sched.hpp"
-#include "sim/thread.hpp"
+#include "sched_helpers.hpp"
 
 using namespace uringsim::sim;
 
 namespace {
 
-constexpr TimeNs kMs = 1e6;
+using sched_case::kMs;
 
-struct Landing {
-  int cpu = -1;
-  TimeNs at = -1;
+struct Landing : sched_case::Landing {
   std::uint64_t migrations = 0;   // the scheduler's count
   std::uint64_t mover_moves = 0;  // the mover's own (se.nr_migrations)
   TimeNs mover_waited = -1;       // the mover's time runnable but not running (schedstat run_delay)
@@ -28,38 +23,13 @@ struct Landing {
 // another until 2 ms. An unpinned thread runs 0.1 ms on CPU 0, sleeps, and wakes at 1 ms while
 // both CPUs are busy: it waits on CPU 0. Where and when does it run next?
 Landing mover_with_migration_cost(TimeNs migration_cost_ns) {
-  MachineSpec m;
-  m.cores = 2;
-  m.ghz = 1.0;
-  m.sched.policy = SchedPolicy::Eevdf;
-  m.sched.preempt = PreemptModel::None;
-  m.sched.hz = 250;  // ticks every 4 ms
+  MachineSpec m = sched_case::two_cpus();
   m.sched.migration_cost_ns = migration_cost_ns;
   Engine e(m, PrimitiveCosts{});
-  ThreadOptions kthread;
-  kthread.kernel = true;
-  e.spawn(
-      "hog", "kthread", 0,
-      [&] {
-        current().sleep_ns(0.2 * kMs);  // the mover runs first
-        current().compute(50 * kMs, intern("work"));
-      },
-      kthread);
-  e.spawn(
-      "busy1", "kthread", 1, [&] { current().compute(2 * kMs, intern("work")); }, kthread);
+  sched_case::spawn_hog(e, "hog", 0, 0.2 * kMs, 50 * kMs);  // the mover runs first
+  sched_case::spawn_hog(e, "busy1", 1, 0, 2 * kMs);
   Landing got;
-  ThreadOptions unpinned;
-  unpinned.pinned = false;
-  Thread& mover = e.spawn(
-      "mover", "app", 0,
-      [&] {
-        current().compute(0.1 * kMs, intern("work"));
-        current().sleep_ns(0.9 * kMs);
-        current().compute(1, intern("work"));  // runs once it has a CPU
-        got.cpu = current().cpu();
-        got.at = now_ns();
-      },
-      unpinned);
+  Thread& mover = sched_case::spawn_mover(e, 0.1 * kMs, 0.9 * kMs, got);
   e.run_until_ns(100 * kMs);
   got.migrations = e.scheduler().migrations();
   got.mover_moves = mover.window_counts_by_symbol().at(sym::migrate());

@@ -6,44 +6,26 @@
 // dates follow from those rules alone.
 #include <catch2/catch.hpp>
 
-#include "sim/engine.hpp"
-#include "sim/label.hpp"
-#include "sim/sched.hpp"
-#include "sim/thread.hpp"
+#include "sched_helpers.hpp"
 
 using namespace uringsim::sim;
 
 namespace {
 
-constexpr TimeNs kMs = 1e6;
-
-struct Landing {
-  int cpu = -1;
-  TimeNs at = -1;
-};
+using sched_case::kMs;
+using sched_case::Landing;
 
 // CPU 0: a kernel thread busy from 0.2 ms to 200 ms (PREEMPT_NONE, no preemption point). CPU 1:
 // another, busy until 100 ms and again from 110 ms if `both_busy`, else idle throughout. An
 // unpinned thread runs 0.1 ms on CPU 0 and sleeps until 100.5 ms: CPU 0 is busy, CPU 1 idle.
 // Where and when does it run?
 Landing mover(bool sis_util, bool both_busy) {
-  MachineSpec m;
-  m.cores = 2;
-  m.ghz = 1.0;
-  m.sched.policy = SchedPolicy::Eevdf;
-  m.sched.preempt = PreemptModel::None;
-  m.sched.hz = 250;  // ticks every 4 ms; periodic balance on a busy CPU every 2 ms x 16 = 32 ms
+  MachineSpec m = sched_case::two_cpus();  // periodic balance on a busy CPU every 2 ms x 16
   m.sched.sis_util = sis_util;
   Engine e(m, PrimitiveCosts{});
+  sched_case::spawn_hog(e, "hog0", 0, 0.2 * kMs, 199.8 * kMs);  // the mover runs first
   ThreadOptions kthread;
   kthread.kernel = true;
-  e.spawn(
-      "hog0", "kthread", 0,
-      [&] {
-        current().sleep_ns(0.2 * kMs);  // the mover runs first
-        current().compute(199.8 * kMs, intern("work"));
-      },
-      kthread);
   if (both_busy)
     e.spawn(
         "hog1", "kthread", 1,
@@ -54,18 +36,7 @@ Landing mover(bool sis_util, bool both_busy) {
         },
         kthread);
   Landing got;
-  ThreadOptions unpinned;
-  unpinned.pinned = false;
-  e.spawn(
-      "mover", "app", 0,
-      [&] {
-        current().compute(0.1 * kMs, intern("work"));
-        current().sleep_ns(100.4 * kMs);
-        current().compute(1, intern("work"));  // runs once it has a CPU
-        got.cpu = current().cpu();
-        got.at = now_ns();
-      },
-      unpinned);
+  sched_case::spawn_mover(e, 0.1 * kMs, 100.4 * kMs, got);
   e.run_until_ns(300 * kMs);
   return got;
 }
