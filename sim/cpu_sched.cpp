@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 #include "sim/lock.hpp"
@@ -734,27 +735,29 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
   next.dispatch(0, switched, migrate_cycles);
 }
 
-// PELT's util_avg of a CPU, reduced to the time it has a thread on it: it decays by y per 1024 us
-// with y^32 = 1/2 and grows toward full capacity while the CPU runs; continuous here. Called just
+// PELT's util_avg of a CPU, reduced to the time it has a thread on it: it halves every
+// pelt_halflife_ns and grows toward full capacity while the CPU runs; continuous here. Called just
 // before the CPU's current thread changes between none and one.
 void CpuScheduler::util_update(int cpu, TimeNs now) {
-  constexpr double kTauNs = 32 * 1024e3 / 0.69314718055994531;  // 32 periods halve it
+  if (!spec_.sis_util) return;  // only SIS_UTIL reads it
   Util& u = util_[static_cast<std::size_t>(cpu)];
   if (now <= u.at) return;  // a date already integrated (threads act at their own local dates)
-  const double keep = std::exp(-(now - u.at) / kTauNs);
+  const double tau_ns = spec_.pelt_halflife_ns / std::numbers::ln2;
+  const double keep = std::exp(-(now - u.at) / tau_ns);
   u.avg = u.avg * keep + (rq(cpu).curr ? 1 - keep : 0);
   u.at = now;
 }
 
 // Periodic balancing of the one cache domain on `cpu` (sched_balance_domains), due every
-// balance_interval (sd_weight ms), times busy_factor (16) on a busy CPU. What it changes here is
+// balance_interval (sd_weight ms), times busy_factor on a busy CPU. What it changes here is
 // the idle scan's length, from the domain's summed utilization (update_idle_cpu_scan): with x the
 // utilization per CPU as a fraction of capacity, nr = llc_weight * (1 - (x * imbalance_pct/100)^2),
 // rounded down, 0 from x = 100/117 on; on 2 CPUs, 0 from x = 0.61.
 void CpuScheduler::periodic_balance(int cpu, TimeNs now, bool busy) {
   if (!spec_.sis_util) return;
   const int n = static_cast<int>(rqs_.size());
-  const TimeNs interval = std::max(tick_ns_, 1e6 * n * (busy ? 16 : 1));
+  const TimeNs interval =
+      std::max(tick_ns_, spec_.balance_interval_ns_per_cpu * n * (busy ? spec_.busy_factor : 1));
   TimeNs& last = last_balance_[static_cast<std::size_t>(cpu)];
   if (now - last < interval) return;
   last = now;

@@ -64,8 +64,15 @@ struct SchedSpec {
   // utilization allows, and not at all past 100 / imbalance_pct of it (85 %); the scan's length is
   // recomputed by periodic balancing (update_idle_cpu_scan, select_idle_cpu). Off: always scans.
   bool sis_util = false;
-  double imbalance_pct = 117;  // sd->imbalance_pct of the cache (MC) domain
-  // (idle time, exit latency) points, idle time increasing: replaces the two above when not empty.
+  double imbalance_pct = 117;  // sd->imbalance_pct of the cache (MC) domain, in %
+  // Periodic balancing is due every this many ns per CPU of the domain (sd->min_interval: the
+  // domain's CPU count in ms), times busy_factor on a CPU that is busy (sd_init).
+  TimeNs balance_interval_ns_per_cpu = 1e6;
+  int busy_factor = 16;
+  // PELT's half-life: util_avg decays by y per 1024 us period with y^32 = 1/2.
+  TimeNs pelt_halflife_ns = 32 * 1024e3;
+  // (idle time, exit latency) points, idle time increasing: replaces idle_exit_ns and halt_poll_ns
+  // when not empty.
   std::vector<std::pair<TimeNs, TimeNs>> idle_exit_curve;
   TimeNs idle_exit_after(TimeNs idle_for) const;  // the wake-up's extra delay after that much idle
 };
