@@ -387,37 +387,79 @@ TimeNs CpuScheduler::accounted_ns(const Thread& t) const {
   return ns;
 }
 
-// select_task_rq_fair, reduced to the single cache domain of these machines: the previous CPU if
-// it is idle, else the waker's CPU if that is idle (wake_affine_idle), else any idle CPU
-// (select_idle_sibling, scanning from the previous CPU), else the previous CPU, or the waker's
-// for a sync wake-up from a waker that runs alone there (wake_affine_idle: it will sleep and leave
-// its CPU to the wakee; delayed threads do not count: cfs_h_nr_delayed, 2025). wake_affine_weight (a choice
-// by load when neither is idle) is not modelled. `busy`: a CPU that counts as busy although it has
-// nothing to run now (-1: none); when it is the waker's, the waker left it at this date.
-int CpuScheduler::select_cpu(Thread& t, int waker_cpu, int busy, Wake how) const {
+// select_task_rq_fair, reduced to the single cache domain of these machines. want_affine (`affine`:
+// not wake_wide) lets the waker's CPU be chosen: the previous CPU if it is idle, else the waker's
+// CPU if that is idle (wake_affine_idle). Otherwise the target is the waker's CPU for an affine
+// sync wake-up from a waker that runs alone there (wake_affine_idle: it will sleep and leave its
+// CPU to the wakee; delayed threads do not count: cfs_h_nr_delayed, 2025), else the previous CPU;
+// select_idle_sibling then takes the CPU the thread used before its previous one if that is idle
+// (recent_used_cpu: not bounded by SIS_UTIL, so a thread that balancing moved can go back), else
+// any idle CPU its scan reaches (from the previous CPU), else the target. wake_affine_weight (a
+// choice by load when neither is idle) is not modelled. `busy`: a CPU that counts as busy
+// although it has nothing to run now (-1: none); when it is the waker's, the waker left it at
+// this date.
+int CpuScheduler::select_cpu(const Thread& t, int waker_cpu, bool affine, int busy, Wake how,
+                             bool* reached_recent) const {
   const int prev = t.cpu();
   if (t.sched().pinned) return prev;
   auto free = [&](int c) { return c != busy && idle(c); };
   if (free(prev)) return prev;
+  if (!affine) waker_cpu = -1;
   if (waker_cpu >= 0 && waker_cpu != prev && free(waker_cpu)) return waker_cpu;
+  int target = prev;
+  if (how == Wake::Sync && waker_cpu >= 0 && waker_cpu != prev) {
+    const Rq& w = rqs_[static_cast<std::size_t>(waker_cpu)];
+    if (w.queued.empty() && (w.curr || waker_cpu == busy)) target = waker_cpu;
+  }
+  if (reached_recent) *reached_recent = true;
+  const int recent = t.sched().recent_used_cpu;
+  if (recent >= 0 && recent != prev && recent != target && free(recent)) return recent;
   const int n = static_cast<int>(rqs_.size());
   const int scan = spec_.sis_util ? nr_idle_scan_ : n - 1;  // select_idle_cpu's nr
   for (int k = 1; k < n && k <= scan; ++k) {
     const int c = (prev + k) % n;
     if (free(c)) return c;
   }
-  if (how == Wake::Sync && waker_cpu >= 0 && waker_cpu != prev) {
-    const Rq& w = rqs_[static_cast<std::size_t>(waker_cpu)];
-    if (w.queued.empty() && (w.curr || waker_cpu == busy)) return waker_cpu;
+  return target;
+}
+
+// record_wakee: a waker that wakes another thread than the last one flips; its count halves at
+// most once a second (jiffies against HZ, taken here in ns).
+void CpuScheduler::record_wakee(Thread& waker, const Thread& t, TimeNs now) {
+  auto& w = waker.sched();
+  if (now > w.wakee_flip_decay_ts + 1e9) {
+    w.wakee_flips >>= 1;
+    w.wakee_flip_decay_ts = now;
   }
-  return prev;
+  if (w.last_wakee != &t) {
+    w.last_wakee = &t;
+    ++w.wakee_flips;
+  }
+}
+
+// wake_wide: the waker and wakee are in a one-to-many relation (one flips at least llc_size
+// times as often as the other, which flips at least llc_size times): the wakee is not pulled to
+// the waker's CPU. The cache domain here is the whole machine.
+bool CpuScheduler::wake_wide(unsigned waker_flips, const Thread& t) const {
+  const unsigned factor = static_cast<unsigned>(rqs_.size());
+  unsigned master = waker_flips, slave = t.sched().wakee_flips;
+  if (master < slave) std::swap(master, slave);
+  return !(slave < factor || master < slave * factor);
+}
+
+int CpuScheduler::wake_target(const Thread& t, const Thread& waker, Wake how) const {
+  if (t.sched().pinned) return t.cpu();
+  const auto& w = waker.sched();
+  const unsigned flips = w.wakee_flips + (w.last_wakee != &t ? 1 : 0);  // as record_wakee leaves it
+  return select_cpu(t, waker.cpu(), !wake_wide(flips, t), -1, how);
 }
 
 void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
+  t.sched().recent_used_cpu = t.cpu();  // wake_up_new_task
   enqueue(t, t.cpu(), true, now, true, at_setup);
 }
 
-void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer, Wake how) {
+void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, bool by_timer, Wake how) {
   if (t.sched().delayed) {
     // ttwu_runnable: a delayed thread that may run elsewhere, on a CPU with another thread to
     // run, leaves its queue and takes the full wake-up path (select_task_rq); otherwise it is
@@ -436,7 +478,14 @@ void CpuScheduler::wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer, Wak
   // queued before the waker's schedule(), which switched to it without the CPU going idle.
   const bool waker_left_now = waker_cpu >= 0 && !rq(waker_cpu).curr && rq(waker_cpu).queued.empty() &&
                               idle_since_[static_cast<std::size_t>(waker_cpu)] == now;
-  const int cpu = select_cpu(t, waker_cpu, waker_left_now ? waker_cpu : -1, how);
+  bool affine = true;
+  if (waker && !t.sched().pinned) {  // select_task_rq_fair runs for threads that may move
+    record_wakee(*waker, t, now);
+    affine = !wake_wide(waker->sched().wakee_flips, t);
+  }
+  bool reached_recent = false;
+  const int cpu = select_cpu(t, waker_cpu, affine, waker_left_now ? waker_cpu : -1, how, &reached_recent);
+  if (reached_recent) t.sched().recent_used_cpu = t.cpu();
   if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu,
           resched_delay(waker_cpu, cpu, by_timer));

@@ -34,6 +34,14 @@ struct SchedEntity {
   bool delayed = false;   // EEVDF DELAY_DEQUEUE: asleep, but kept in its queue until its lag is paid
   bool pinned = true;
   int last_cpu = -1;
+  // p->recent_used_cpu: the previous CPU at the last wake-up that found neither its target nor its
+  // previous CPU idle (select_idle_sibling); the CPU it started on before any.
+  int recent_used_cpu = -1;
+  // record_wakee: how often this thread, waking an unpinned one, woke another than the last
+  // (halved at most once a second), for wake_wide.
+  unsigned wakee_flips = 0;
+  const Thread* last_wakee = nullptr;
+  TimeNs wakee_flip_decay_ts = 0;
   // schedstat's run_delay: time spent runnable but not running (from the wake-up or preemption
   // that queued it to its switch-in, idle exit included), as /proc/PID/task/TID/schedstat counts it
   TimeNs runnable_since = -1;
@@ -97,9 +105,11 @@ class CpuScheduler {
   // The running thread `t` goes to sleep (or exits: it leaves its queue for good): its CPU runs the
   // next thread or goes idle.
   void block(Thread& t, TimeNs now, bool exits = false);
-  // `t` became runnable: woken by a thread on waker_cpu (-1: from outside the machine), or by its
-  // own timer (by_timer: the timer fires on its CPU, so no wake-up IPI).
-  void wake(Thread& t, int waker_cpu, TimeNs now, bool by_timer = false, Wake how = Wake::Normal);
+  // `t` became runnable: woken by `waker` (a thread of the machine, else null) running on waker_cpu
+  // (-1: from outside the machine), or by its own timer (by_timer: the timer fires on its CPU, so
+  // no wake-up IPI).
+  void wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, bool by_timer = false,
+            Wake how = Wake::Normal);
   // The running thread `t` is preempted: back into its queue; the CPU picks again.
   void yield(Thread& t, TimeNs now);
   // A tick while `t` runs: true if it should be preempted now.
@@ -121,8 +131,8 @@ class CpuScheduler {
   }
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
-  // Where a wake-up from waker_cpu would put `t` now (select_task_rq_fair), for the waker's cost.
-  int wake_target(Thread& t, int waker_cpu, Wake how) const { return select_cpu(t, waker_cpu, -1, how); }
+  // Where a wake-up by `waker` would put `t` now (select_task_rq_fair), for the waker's cost.
+  int wake_target(const Thread& t, const Thread& waker, Wake how) const;
   // Whether waking `t` onto another CPU now sends that CPU an IPI (ttwu_queue_wakelist,
   // resched_curr): yes if it is idle, or busy and `t` would preempt its current thread; a busy
   // CPU that keeps its thread needs none.
@@ -147,7 +157,12 @@ class CpuScheduler {
   void update_vruntime(FairPolicy::Rq& q, TimeNs now);
   void schedule_clock(FairPolicy::Rq& q, TimeNs now);
   void charge_accounted(Thread& t, TimeNs from, TimeNs to);
-  int select_cpu(Thread& t, int waker_cpu, int busy, Wake how) const;
+  // `affine`: the waker's CPU may be chosen (want_affine). `reached_recent`, if given, is set when
+  // the choice got as far as recent_used_cpu (the wake-up then records the previous CPU there).
+  int select_cpu(const Thread& t, int waker_cpu, bool affine, int busy, Wake how,
+                 bool* reached_recent = nullptr) const;
+  static void record_wakee(Thread& waker, const Thread& t, TimeNs now);
+  bool wake_wide(unsigned waker_flips, const Thread& t) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
                bool waker_just_left = false, TimeNs resched_delay = 0);
   void switch_next(int cpu, Thread* prev, TimeNs now);

@@ -393,7 +393,7 @@ void Thread::sleep_ns(TimeNs ns, Label path) {
   sg_sleep_ns(ns);
   state_ = State::Running;
   trace_wait("sleep", t0);
-  sch.wake(*this, -1, engine_.clock_ns(), true);  // its timer expired
+  sch.wake(*this, nullptr, -1, engine_.clock_ns(), true);  // its timer expired
   wait_dispatch();
 }
 
@@ -462,8 +462,8 @@ bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
       trace_wait(what, t1);
     }
     wake_not_before_ns_ = 0;
-    engine_.scheduler().wake(*this, woken ? waker_cpu_ : -1, engine_.clock_ns(), !woken,
-                             woken ? waker_how_ : Wake::Normal);
+    engine_.scheduler().wake(*this, woken ? waker_ : nullptr, woken ? waker_cpu_ : -1, engine_.clock_ns(),
+                             !woken, woken ? waker_how_ : Wake::Normal);
     wait_dispatch();
   }
   return woken;
@@ -619,12 +619,16 @@ void flush_caller() {
 int caller_cpu() {
   return g_running && g_running->scheduled() ? g_running->cpu() : -1;
 }
+Thread* caller_thread() {
+  return g_running && g_running->scheduled() ? g_running : nullptr;
+}
 }  // namespace
 
 void Thread::unpark(Wake how) {
   flush_caller();
   wake_not_before_ns_ = 0;
   waker_cpu_ = caller_cpu();
+  waker_ = caller_thread();
   waker_how_ = how;
   release_park();
 }
@@ -632,6 +636,7 @@ void Thread::unpark(Wake how) {
 void Thread::unpark_at(TimeNs t_ns, Wake how) {
   wake_not_before_ns_ = t_ns;
   waker_cpu_ = caller_cpu();
+  waker_ = caller_thread();
   waker_how_ = how;
   // A parked thread released early resumes now and sleeps on until t_ns (wait_off_cpu) before it
   // acts: its horizon stays at now until that sleep sets it (raising it to t_ns here was wrong
@@ -656,6 +661,7 @@ void Thread::release_park() {
 void Thread::grant() {
   flush_caller();
   waker_cpu_ = caller_cpu();
+  waker_ = caller_thread();
   waker_how_ = Wake::Normal;
   wake_not_before_ns_ = 0;
   RunningGuard guard;  // releasing the semaphore lets other actors run

@@ -247,6 +247,7 @@ class Thread {
   Cycles dispatch_migrate_ = 0;
   TimeNs no_preempt_until_ = 0;
   int waker_cpu_ = -1;
+  Thread* waker_ = nullptr;  // the machine's thread that woke it last, if any
   Wake waker_how_ = Wake::Normal;
   TimeNs stolen_ns_ = 0;         // interrupt handlers ran on our CPU meanwhile: our work ends that much later
   TimeNs busy_wait_irq_ns_ = 0;  // in a busy wait: the handlers that interrupted it took this long,
