@@ -63,6 +63,7 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   const bool eevdf = policy == "eevdf" || (policy == "auto" && kernel_era.eevdf);
   m.sched.policy = eevdf ? sim::SchedPolicy::Eevdf : sim::SchedPolicy::Cfs;
   m.sched.sis_util = kernel_era.sis_util;
+  m.sched.base_slice_ns = kernel_era.base_slice_us * 1e3;
   return m;
 }
 

@@ -63,6 +63,10 @@ struct Era {
   // SIS_UTIL (6.0, commit 70fb5ccf2ebb): a wake-up scans the cache domain for an idle CPU only as
   // far as the domain's utilization allows, not at all past 85 % of it; before, it always scanned.
   bool sis_util;
+  // sysctl_sched_base_slice's default before its 1 + log2(CPUs) scaling, in us: 750 (CFS's
+  // sched_min_granularity, EEVDF from 6.6), 700 in mainline's EEVDF by 6.18 (this project's
+  // 6.18 host shows se.slice = 1 400 000 ns for its threads on 2 CPUs in /proc/PID/sched).
+  double base_slice_us;
 };
 
 const std::vector<Era>& eras();
