@@ -424,10 +424,11 @@ int CpuScheduler::select_cpu(const Thread& t, int waker_cpu, bool affine, int bu
 }
 
 // record_wakee: a waker that wakes another thread than the last one flips; its count halves at
-// most once a second (jiffies against HZ, taken here in ns).
+// most once a second (HZ jiffies, taken here in ns).
 void CpuScheduler::record_wakee(Thread& waker, const Thread& t, TimeNs now) {
+  constexpr TimeNs kFlipDecayNs = 1e9;
   auto& w = waker.sched();
-  if (now > w.wakee_flip_decay_ts + 1e9) {
+  if (now > w.wakee_flip_decay_ts + kFlipDecayNs) {
     w.wakee_flips >>= 1;
     w.wakee_flip_decay_ts = now;
   }
