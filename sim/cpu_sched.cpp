@@ -449,7 +449,6 @@ bool CpuScheduler::wake_wide(unsigned waker_flips, const Thread& t) const {
 }
 
 int CpuScheduler::wake_target(const Thread& t, const Thread& waker, Wake how) const {
-  if (t.sched().pinned) return t.cpu();
   const auto& w = waker.sched();
   const unsigned flips = w.wakee_flips + (w.last_wakee != &t ? 1 : 0);  // as record_wakee leaves it
   return select_cpu(t, waker.cpu(), !wake_wide(flips, t), -1, how);
