@@ -222,6 +222,17 @@ nlohmann::json atomics_section(const sim::Engine& e) {
   return j;
 }
 
+// Why the compute events happened (sim::Engine::SyncCause): where the engine's cost per request
+// comes from, for issue 14's work on it.
+nlohmann::json compute_by_cause(const sim::Engine& e) {
+  using C = sim::Engine::SyncCause;
+  nlohmann::json first = nlohmann::json::object();
+  for (const auto& [comm, n] : e.syncs_other_first_by_comm()) first[comm] = n;
+  return {{"lock_busy", e.syncs(C::LockBusy)},   {"other_thread_first", e.syncs(C::OtherThreadFirst)},
+          {"other_thread_first_by_comm", first}, {"tick", e.syncs(C::Tick)},
+          {"resched", e.syncs(C::Resched)},      {"always", e.syncs(C::Always)}};
+}
+
 nlohmann::json violation_json(const sim::Violation& v) {
   return {{"t_ns", v.t_ns},       {"kind", v.kind},       {"thread", v.thread},        {"path", v.path},
           {"message", v.message}, {"request", v.request}, {"locks_held", v.locks_held}};
@@ -356,6 +367,7 @@ RunOutput simulate(const config::Scenario& scenario, const std::string& tool_ver
                     {"park", engine.events(sim::Engine::EventKind::Park)},
                     {"park_timeout", engine.events(sim::Engine::EventKind::ParkTimeout)},
                     {"lock_wait", engine.events(sim::Engine::EventKind::LockWait)}}},
+                  {"compute_by_cause", compute_by_cause(engine)},
                   {"events_per_request", per_request(engine.events(), r)},
                   {"simulated_s", sim_s},
                   {"real_time_factor", sim_s > 0 ? wall_s / sim_s : 0.0},

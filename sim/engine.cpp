@@ -371,6 +371,13 @@ void Engine::at_ns(TimeNs t_ns, std::function<void()> fn) {
       o);
 }
 
+std::map<std::string, std::uint64_t> Engine::syncs_other_first_by_comm() const {
+  std::map<std::string, std::uint64_t> by;
+  for (std::size_t i = 0; i < syncs_first_.size() && i < threads_.size(); ++i)
+    if (syncs_first_[i] > 0) by[threads_[i]->comm()] += syncs_first_[i];
+  return by;
+}
+
 void Engine::stuck_step(const Thread& t) {
   if (stuck_) return;  // already failing: threads unwinding must not throw again
   stuck_threads_.insert(t.name());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -144,6 +145,22 @@ class Engine {
     ++events_;
     ++events_by_kind_[static_cast<int>(k)];
   }
+  // Why a thread executed its pending work (a Compute event) rather than act at its local date:
+  // the lock it reached was held or had waiters; another thread could act before that date (the
+  // one with the earliest horizon, by thread); a tick with threads queued, or a preemption asked,
+  // fell inside the work; or the interaction always executes it (sleeps, parks, wake-ups, reads
+  // of the clock, the lookahead turned off).
+  enum class SyncCause { LockBusy, OtherThreadFirst, Tick, Resched, Always, Count };
+  void count_sync(SyncCause c, int first_thread) {
+    ++syncs_by_cause_[static_cast<int>(c)];
+    if (c != SyncCause::OtherThreadFirst || first_thread < 0) return;
+    if (syncs_first_.size() <= static_cast<std::size_t>(first_thread))
+      syncs_first_.resize(static_cast<std::size_t>(first_thread) + 1, 0);
+    ++syncs_first_[static_cast<std::size_t>(first_thread)];
+  }
+  std::uint64_t syncs(SyncCause c) const { return syncs_by_cause_[static_cast<int>(c)]; }
+  // OtherThreadFirst by the thread class (comm) of the thread that could act first.
+  std::map<std::string, std::uint64_t> syncs_other_first_by_comm() const;
 
   // Called by a thread at each of its interactions with the simulation (Thread::flush). A run
   // whose clock stays at one date for kMaxStepsAtOneDate of them makes no progress (e.g. a loop
@@ -198,6 +215,8 @@ class Engine {
   TimeNs window_start_ = 0, window_end_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t events_by_kind_[static_cast<int>(EventKind::Count)] = {};
+  std::uint64_t syncs_by_cause_[static_cast<int>(SyncCause::Count)] = {};
+  std::vector<std::uint64_t> syncs_first_;  // by thread id
   std::int64_t active_threads_ = 0, parked_threads_ = 0;
   std::unique_ptr<CpuScheduler> sched_;
   Horizons horizons_;

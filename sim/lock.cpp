@@ -87,10 +87,12 @@ void Lock::acquired(Thread& self, Label site, TimeNs waited, bool contended, Tim
 // the lock is free and nobody else can act before the caller's local date, in which case it is
 // taken then without executing that work yet (sim/horizon.hpp; the result is the same).
 void Lock::reach(Thread& self, bool free_ahead) {
-  if (free_ahead)
+  if (free_ahead) {
     self.reach_shared();
-  else
+  } else {
+    self.note_lock_busy();
     self.flush();
+  }
 }
 
 void Lock::lock(Label site) {

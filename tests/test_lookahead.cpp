@@ -430,3 +430,66 @@ TEST_CASE("lookahead: an atomic update with nobody before the updater's local da
   CHECK(off.b_done == Approx(2110));
   CHECK(on.events < off.events);
 }
+
+namespace {
+
+struct Causes {
+  std::uint64_t compute = 0, lock_busy = 0, other_first = 0, by_ay = 0, by_bee = 0, always = 0;
+};
+
+// A ("ay"): from 1 ns, 1000 ns of work, then L for 100 ns. B ("bee"): sleeps `b_start` ns,
+// 50 ns of work, then L for 300 ns.
+Causes simulate_causes(bool lookahead, TimeNs b_start) {
+  Engine e(two_cpus(), PrimitiveCosts{});
+  e.set_lookahead(lookahead);
+  SpinLock l("L");
+  auto body = [&](TimeNs start, Cycles before, Cycles critical) {
+    Thread& self = current();
+    self.sleep_ns(start);
+    self.charge(before, intern("work"));
+    l.lock(intern("site"));
+    self.charge(critical, intern("critical"));
+    l.unlock();
+    now_ns();
+  };
+  e.spawn("a", "ay", 0, [&] { body(1, 1000, 100); });
+  e.spawn("b", "bee", 1, [&] { body(b_start, 50, 300); });
+  e.run_until_ns(1e6);
+  using C = Engine::SyncCause;
+  Causes c;
+  c.compute = e.events(Engine::EventKind::Compute);
+  c.lock_busy = e.syncs(C::LockBusy);
+  c.other_first = e.syncs(C::OtherThreadFirst);
+  const auto by = e.syncs_other_first_by_comm();
+  c.by_ay = by.count("ay") ? by.at("ay") : 0;
+  c.by_bee = by.count("bee") ? by.at("bee") : 0;
+  c.always = e.syncs(C::Always);
+  CHECK(e.syncs(C::Tick) == 0);
+  CHECK(e.syncs(C::Resched) == 0);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("lookahead: run_info's compute_by_cause names the thread that could act first") {
+  // A's lock (local 1001) waits for B's wake-up at 1000; B's (1050) for A's flush to 1001; A's
+  // release (1101) for B's flush to 1050. B then finds L held with nothing pending, and gets it
+  // at 1101 before A has exited: its release (1401) waits for A, whose horizon is that hand-off.
+  const Causes c = in_child<Causes>([] { return simulate_causes(true, 1000); });
+  CHECK(c.other_first == 4);
+  CHECK(c.by_bee == 2);
+  CHECK(c.by_ay == 2);
+  CHECK(c.lock_busy == 0);
+  CHECK(c.always == 0);
+  CHECK(c.compute == c.lock_busy + c.other_first + c.always);
+}
+
+TEST_CASE("lookahead: without it, a held lock reached with pending work counts as lock_busy") {
+  // B reaches L at 1070 while A holds it (1001-1101): it executes its 50 ns first. A's lock and
+  // release and B's release execute theirs because the lookahead is off.
+  const Causes c = in_child<Causes>([] { return simulate_causes(false, 1050); });
+  CHECK(c.lock_busy == 1);
+  CHECK(c.other_first == 0);
+  CHECK(c.always == 3);
+  CHECK(c.compute == 4);
+}
