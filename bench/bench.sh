@@ -26,6 +26,11 @@ run() {
   printf '%-28s %12s %10.3f %14s %10.0f %8.2f %10s %8.3f %9.0f\n' "$label" "$(field simulated_s "$ri")" \
     "$(field wall_s "$ri")" "$(field events "$ri")" "$eps" "$(div "$eps" "$BARE")" \
     "$(printf '%.1f' "${per/null/0}")" "$(field real_time_factor "$ri")" "$(div "$(field peak_rss_bytes "$ri")" 1048576)"
+  # Why the compute events happened (run_info.json compute_by_cause), per request: issue 14's census.
+  jq -r --arg l "$label" 'if .events_per_request == null then [$l, "-", "-", "-", "-", "-"] else
+    (.events / .events_per_request) as $n | .compute_by_cause as $c |
+    [$l] + ([.events_by_kind.compute, $c.lock_busy, $c.other_thread_first, $c.tick + $c.resched, $c.always] |
+    map(. / $n * 10 | round / 10)) end | join("\t")' "$ri" >>"$OUT/causes.tsv"
 }
 run "mmc c=4 rho=0.8 (1 s)" scenarios/validation/mmc.json --set duration_ms=900
 run "mmc c=20 rho=0.8 (1 s)" scenarios/validation/mmc.json --variant c20 --set duration_ms=900
@@ -39,6 +44,11 @@ run "seed 003 split (0.1 s)" scenarios/seeds/iowq-lock-split.json --variant spli
 # The 2-core IOSQE_ASYNC echo of the host twin: 100 connections, one local client thread.
 run "2-core async echo (0.5 s)" scenarios/twin/echo-pinned.json --variant async-4 --set workload.connections=100
 run "2-core inline echo (0.5 s)" scenarios/twin/echo-pinned.json --variant inline --set workload.connections=100
+printf '\ncompute events per request, by cause (run_info.json compute_by_cause)\n'
+printf '%-28s %8s %10s %12s %14s %7s\n' scenario compute lock_busy other_first tick+resched always
+while IFS=$'\t' read -r l c b o t a; do
+  printf '%-28s %8s %10s %12s %14s %7s\n' "$l" "$c" "$b" "$o" "$t" "$a"
+done <"$OUT/causes.tsv"
 # Memory (issue 14): peak RSS of a long run and of many connections (run_info.json peak_rss_bytes,
 # the same figure as /usr/bin/time -v's "Maximum resident set size").
 printf '\n%-36s %12s %12s %14s\n' memory simulated_s wall_s peak_rss_MiB
