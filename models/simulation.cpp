@@ -99,7 +99,8 @@ nlohmann::json cpu_section(const sim::Engine& e) {
 // another CPU of every thread, the clients' included (as the host sums se.nr_migrations).
 nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& results) {
   std::uint64_t switches = 0, tw_ipis = 0, wake_ipis = 0, runs = 0, migrations = 0;
-  std::map<std::string, double> run_delay_ns;  // by thread class
+  std::map<std::string, double> run_delay_ns;                   // by thread class
+  std::map<std::string, std::uint64_t> voluntary, involuntary;  // switches out, by thread class
   auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
   for (const auto& t : e.threads()) {
     if (!t->accounted()) continue;
@@ -110,6 +111,10 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
     runs += at(w, models::task_work_run_label());
     migrations += at(w, sim::sym::migrate());
     run_delay_ns[t->comm()] += static_cast<double>(t->window_run_delay_ns());
+    if (t->scheduled()) {
+      voluntary[t->comm()] += at(w, sim::sym::switch_voluntary());
+      involuntary[t->comm()] += at(w, sim::sym::switch_involuntary());
+    }
   }
   const double n = results.at("window").at("completions").get<double>();
   auto per = [n](std::uint64_t c) {
@@ -126,6 +131,20 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
   for (const auto& [cls, ns] : run_delay_ns)
     out["per_request"]["run_delay_us_by_class"][cls] =
         n > 0 ? nlohmann::json(ns / 1e3 / n) : nlohmann::json(nullptr);
+  // As the host's: each class's switches away from its CPU, by why (nvcsw, nivcsw).
+  nlohmann::json& cs = out["context_switches"];
+  cs["voluntary_per_request"] = nlohmann::json::object();
+  cs["involuntary_per_request"] = nlohmann::json::object();
+  std::uint64_t vol_total = 0, invol_total = 0;
+  for (const auto& [cls, c] : voluntary) {
+    cs["voluntary_per_request"][cls] = per(c);
+    cs["involuntary_per_request"][cls] = per(involuntary[cls]);
+    vol_total += c;
+    invol_total += involuntary[cls];
+  }
+  cs["voluntary_total"] = vol_total;
+  cs["involuntary_total"] = invol_total;
+  cs["per_request_total"] = per(vol_total + invol_total);
   out["per_request_totals"] = {{"requests", n},          {"context_switches", switches},
                                {"ipis", ipis},           {"task_work_ipis", tw_ipis},
                                {"task_work_runs", runs}, {"migrations", migrations}};

@@ -598,6 +598,7 @@ void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
   const int cpu = t.cpu();
   Rq& q = rq(cpu);
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " blocks but is not running");
+  if (!exits) t.count(sym::switch_voluntary());  // __schedule counts prev's nvcsw
   schedule_clock(q, now);
   const bool delay = !exits && policy_->delay_dequeue(q, t);
   policy_->dequeue(q, t);
@@ -629,6 +630,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
     return;
   }
   ++preemptions_;
+  t.count(sym::switch_involuntary());  // nivcsw: preempted, and another thread runs
   t.sched().on_cpu = false;
   t.sched().last_cpu = cpu;
   t.sched().queued = true;

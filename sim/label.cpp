@@ -62,5 +62,13 @@ Label migrate() {
   static const Label l = intern("(cache refill after migration)");
   return l;
 }
+Label switch_voluntary() {
+  static const Label l = intern("(voluntary context switch)");
+  return l;
+}
+Label switch_involuntary() {
+  static const Label l = intern("(involuntary context switch)");
+  return l;
+}
 }  // namespace sym
 }  // namespace uringsim::sim

@@ -16,13 +16,15 @@ std::size_t label_count();
 
 // Symbols the primitives themselves charge to; named as `perf` shows them.
 namespace sym {
-Label spin_fast();      // _raw_spin_lock
-Label spin_slowpath();  // native_queued_spin_lock_slowpath
-Label mutex_lock();     // mutex_lock
-Label wake();           // try_to_wake_up
-Label wake_ipi();       // smp_send_reschedule: a wake-up's IPI to another CPU
-Label schedule();       // __schedule
-Label migrate();        // a thread's move to another CPU: its count, and its first run's cache misses
+Label spin_fast();           // _raw_spin_lock
+Label spin_slowpath();       // native_queued_spin_lock_slowpath
+Label mutex_lock();          // mutex_lock
+Label wake();                // try_to_wake_up
+Label wake_ipi();            // smp_send_reschedule: a wake-up's IPI to another CPU
+Label schedule();            // __schedule
+Label migrate();             // a thread's move to another CPU: its count, and its first run's cache misses
+Label switch_voluntary();    // a thread left its CPU because it blocked (the kernel's nvcsw)
+Label switch_involuntary();  // it was preempted for another thread (nivcsw)
 }  // namespace sym
 
 }  // namespace uringsim::sim

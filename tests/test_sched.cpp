@@ -117,6 +117,29 @@ TimeNs sleeper_runs_at(SchedPolicy policy) {
   return woke;
 }
 
+TEST_CASE("sched: a thread that blocks switches out voluntarily, one that is preempted involuntarily") {
+  // The kernel's nvcsw and nivcsw, which the host reads per thread: the sleeper leaves its CPU
+  // once by sleeping; the runner, preempted at the 4 ms tick for it, once involuntarily; the
+  // sleeper's end (it exits) is neither. Two equal CPU-bound threads then share the CPU in ticks:
+  // every hand-over but the last (an exit) is a preemption.
+  Engine e(machine(1, SchedPolicy::Eevdf), PrimitiveCosts{});
+  Thread& sleeper = e.spawn("sleeper", "app", 0, [&] {
+    current().sleep_ns(0.2 * kMs);
+    current().compute(1 * kMs, intern("work"));
+  });
+  Thread& runner = e.spawn("runner", "app", 0, [&] { current().compute(20 * kMs, intern("work")); });
+  e.run_until_ns(1e9);
+  auto count = [](const Thread& t, Label l) {
+    const auto w = t.window_counts_by_symbol();
+    return l < w.size() ? w[l] : 0;
+  };
+  CHECK(count(sleeper, sym::switch_voluntary()) == 1);
+  CHECK(count(sleeper, sym::switch_involuntary()) == 0);
+  CHECK(count(runner, sym::switch_voluntary()) == 0);
+  CHECK(count(runner, sym::switch_involuntary()) == 1);
+  CHECK(e.scheduler().preemptions() == 1);
+}
+
 TEST_CASE("sched: CFS, a waking sleeper preempts the running thread at once") {
   CHECK(sleeper_runs_at(SchedPolicy::Cfs) == Approx(0.2 * kMs));
 }
