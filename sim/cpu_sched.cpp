@@ -235,6 +235,7 @@ CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts
       idle_since_(static_cast<std::size_t>(cpus), 0),
       ipi_pending_until_(static_cast<std::size_t>(cpus), -1),
       util_(static_cast<std::size_t>(cpus)),
+      load_(static_cast<std::size_t>(cpus)),
       last_balance_(static_cast<std::size_t>(cpus), 0),
       nr_idle_scan_(cpus) {
   if (spec.hz <= 0) throw std::invalid_argument("scheduler: hz must be > 0");
@@ -510,6 +511,7 @@ void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay) 
   q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
   se.delayed = false;
   se.runnable_since = now;
+  set_runnable(t, true, now);
   if (!q.curr) throw std::logic_error("scheduler: " + t.name() + " delayed on an idle CPU");
   se.queued = true;
   q.queued.push_back(&t);
@@ -562,7 +564,9 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
     throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
   const bool migrated = se.last_cpu >= 0 && se.last_cpu != cpu;
   if (se.runnable_since < 0) se.runnable_since = now;  // a balance's move keeps its wait
+  move_load(t, cpu, now);
   t.set_cpu(cpu);
+  set_runnable(t, true, now);
   Rq& q = rq(cpu);
   account_curr(q, now);
   policy_->place(q, t, initial);
@@ -599,6 +603,7 @@ void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
   Rq& q = rq(cpu);
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " blocks but is not running");
   if (!exits) t.count(sym::switch_voluntary());  // __schedule counts prev's nvcsw
+  set_runnable(t, false, now);
   schedule_clock(q, now);
   const bool delay = !exits && policy_->delay_dequeue(q, t);
   policy_->dequeue(q, t);
@@ -748,6 +753,7 @@ void CpuScheduler::switch_next(int cpu, Thread* prev, TimeNs now) {
   if (Thread* pulled = pull_for(cpu, now)) {
     migrated(*pulled);
     const bool moved = pulled->sched().last_cpu >= 0 && pulled->sched().last_cpu != cpu;
+    move_load(*pulled, cpu, now);
     pulled->set_cpu(cpu);
     policy_->place(q, *pulled, false);
     dispatch(cpu, *pulled, prev, now, moved ? costs_.migrate_cycles : 0);
@@ -790,7 +796,6 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
 // pelt_halflife_ns and grows toward full capacity while the CPU runs; continuous here. Called just
 // before the CPU's current thread changes between none and one.
 void CpuScheduler::util_update(int cpu, TimeNs now) {
-  if (!spec_.sis_util) return;  // only SIS_UTIL reads it
   Util& u = util_[static_cast<std::size_t>(cpu)];
   if (now <= u.at) return;  // a date already integrated (threads act at their own local dates)
   const double tau_ns = spec_.pelt_halflife_ns / std::numbers::ln2;
@@ -805,13 +810,14 @@ void CpuScheduler::util_update(int cpu, TimeNs now) {
 // utilization per CPU as a fraction of capacity, nr = llc_weight * (1 - (x * imbalance_pct/100)^2),
 // rounded down, 0 from x = 100/117 on; on 2 CPUs, 0 from x = 0.61.
 void CpuScheduler::periodic_balance(int cpu, TimeNs now, bool busy) {
-  if (!spec_.sis_util) return;
   const int n = static_cast<int>(rqs_.size());
   const TimeNs interval =
       std::max(tick_ns_, spec_.balance_interval_ns_per_cpu * n * (busy ? spec_.busy_factor : 1));
   TimeNs& last = last_balance_[static_cast<std::size_t>(cpu)];
   if (now - last < interval) return;
   last = now;
+  if (busy) busy_balance(cpu, now);
+  if (!spec_.sis_util) return;
   double sum = 0;
   for (int c = 0; c < n; ++c) {
     util_update(c, now);
@@ -819,6 +825,136 @@ void CpuScheduler::periodic_balance(int cpu, TimeNs now, bool busy) {
   }
   const double x = sum / n * spec_.imbalance_pct / 100;
   nr_idle_scan_ = static_cast<int>(std::floor(n * (1 - std::min(1.0, x * x))));
+}
+
+double CpuScheduler::pelt_keep(TimeNs dt) const {
+  return dt > 0 ? std::exp(-dt / (spec_.pelt_halflife_ns / std::numbers::ln2)) : 1.0;
+}
+
+// Dates may come out of order (threads act at their own local dates): an earlier one counts as
+// the last one integrated.
+void CpuScheduler::load_decay(int cpu, TimeNs now) {
+  Load& l = load_[static_cast<std::size_t>(cpu)];
+  if (now <= l.at) return;
+  const double keep = pelt_keep(now - l.at);
+  l.avg = l.avg * keep + l.runnable_weight * (1 - keep);
+  l.at = now;
+}
+
+void CpuScheduler::thread_load_decay(SchedEntity& se, TimeNs now) const {
+  if (now <= se.runnable_at) return;
+  const double keep = pelt_keep(now - se.runnable_at);
+  se.runnable_avg = se.runnable_avg * keep + (se.runnable ? 1 - keep : 0);
+  se.runnable_at = now;
+}
+
+void CpuScheduler::set_runnable(Thread& t, bool runnable, TimeNs now) {
+  auto& se = t.sched();
+  if (se.runnable == runnable || t.cpu() < 0 || t.cpu() >= static_cast<int>(load_.size())) return;
+  load_decay(t.cpu(), now);
+  thread_load_decay(se, now);
+  load_[static_cast<std::size_t>(t.cpu())].runnable_weight += runnable ? se.weight : -se.weight;
+  se.runnable = runnable;
+}
+
+// migrate_task_rq_fair / detach_entity_load_avg: a thread that changes CPU takes its load along.
+void CpuScheduler::move_load(Thread& t, int to, TimeNs now) {
+  const int from = t.cpu();
+  if (from == to || from < 0 || from >= static_cast<int>(load_.size())) return;
+  auto& se = t.sched();
+  load_decay(from, now);
+  load_decay(to, now);
+  thread_load_decay(se, now);
+  const double mine = se.weight * se.runnable_avg;
+  Load &a = load_[static_cast<std::size_t>(from)], &b = load_[static_cast<std::size_t>(to)];
+  a.avg = std::max(0.0, a.avg - mine);
+  b.avg += mine;
+  if (se.runnable) {
+    a.runnable_weight -= se.weight;
+    b.runnable_weight += se.weight;
+  }
+}
+
+double CpuScheduler::cpu_load(int cpu, TimeNs now) {
+  load_decay(cpu, now);
+  return load_[static_cast<std::size_t>(cpu)].avg;
+}
+
+// sched_balance_rq on a busy CPU (CPU_NOT_IDLE), for the one cache domain whose groups are single
+// CPUs. The busiest CPU must be overloaded: more than one thread runnable, and busy beyond
+// 100 / imbalance_pct of its capacity (group_is_overloaded). A CPU with spare capacity (running
+// nothing, or less busy than that) evens the number of runnable threads (migrate_task, half the
+// difference); a fully busy one pulls load (migrate_load), as much as brings neither CPU past the
+// average, and not at all if it is as loaded as the busiest or the average. Threads that may move
+// are waiting (not running), unpinned and not cache-hot, the coldest first; a thread's load,
+// halved for each failed balance before, must fit what is left to move; past cache_nice_tries
+// failures hot threads may go (can_migrate_task). Active balancing (pushing a running thread) is
+// not modelled.
+void CpuScheduler::busy_balance(int cpu, TimeNs now) {
+  const int n = static_cast<int>(rqs_.size());
+  if (n < 2) return;
+  auto nr_running = [&](int c) {
+    const Rq& q = rq(c);
+    return static_cast<int>(q.queued.size()) + (q.curr ? 1 : 0);
+  };
+  auto overloaded = [&](int c) {
+    util_update(c, now);
+    return nr_running(c) > 1 && util_[static_cast<std::size_t>(c)].avg * spec_.imbalance_pct > 100;
+  };
+  int busiest = -1;
+  double busiest_load = 0;
+  for (int c = 0; c < n; ++c) {
+    if (c == cpu || !overloaded(c)) continue;
+    const double l = cpu_load(c, now);
+    if (busiest < 0 || l > busiest_load) busiest = c, busiest_load = l;
+  }
+  if (busiest < 0) return;
+  util_update(cpu, now);
+  const bool spare =
+      nr_running(cpu) < 1 || util_[static_cast<std::size_t>(cpu)].avg * spec_.imbalance_pct < 100;
+  double imbalance = 0;
+  int tasks = 0;
+  if (spare) {
+    tasks = (nr_running(busiest) - nr_running(cpu)) / 2;
+    if (tasks <= 0) return;
+  } else {
+    const double local = cpu_load(cpu, now);
+    double total = 0;
+    for (int c = 0; c < n; ++c) total += cpu_load(c, now);
+    const double avg = total / n;
+    if (local >= busiest_load || local >= avg) return;
+    imbalance = std::min(busiest_load - avg, avg - local);
+    if (imbalance <= 0) return;
+  }
+  Rq& src = rq(busiest);
+  std::vector<Thread*> order(src.queued.begin(), src.queued.end());
+  std::stable_sort(order.begin(), order.end(), [](const Thread* a, const Thread* b) {
+    return a->sched().exec_start < b->sched().exec_start;
+  });
+  bool moved = false, all_pinned = true;
+  for (Thread* t : order) {
+    if (t->sched().pinned) continue;
+    all_pinned = false;
+    if (!movable(*t, now) && balance_failed_ <= spec_.cache_nice_tries) continue;
+    double load = 0;
+    if (!spare) {
+      thread_load_decay(t->sched(), now);
+      load = std::max(1.0, t->sched().weight * t->sched().runnable_avg);
+      if (load / std::ldexp(1.0, std::min(balance_failed_, 30)) > imbalance) continue;
+    }
+    auto it = std::find(src.queued.begin(), src.queued.end(), t);
+    Thread& m = detach(busiest, it);
+    migrated(m);
+    enqueue(m, cpu, false, now, false);
+    moved = true;
+    if (spare ? --tasks <= 0 : (imbalance -= load) <= 0) break;
+  }
+  // sd->nr_balance_failed: a balance that found an imbalance and moved nothing (all hot, or all
+  // too heavy for it) lets the next take hotter and heavier threads.
+  // Nothing could move at all (out_all_pinned): not a failure. (The kernel then clears this
+  // CPU's count; the model's one count is every CPU's, so it is left as it is.)
+  if (all_pinned) return;
+  balance_failed_ = moved ? 0 : balance_failed_ + 1;
 }
 
 }  // namespace uringsim::sim

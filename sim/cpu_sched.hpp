@@ -51,6 +51,12 @@ struct SchedEntity {
   // the thread ran: see CpuScheduler::schedule_clock.
   TimeNs acct_start = 0;
   TimeNs acct_window_ns = 0;
+  // PELT's load_avg, reduced: a geometric average of the time it was runnable (running or
+  // waiting), at the date of its last update; its load is weight times it. `runnable` is its state
+  // since then.
+  double runnable_avg = 0;
+  TimeNs runnable_at = 0;
+  bool runnable = false;
 };
 
 // Ordering of one CPU's run queue: the fair class's algorithm of an era.
@@ -180,6 +186,15 @@ class CpuScheduler {
   TimeNs resched_delay(int waker_cpu, int cpu, bool by_timer) const;
   void util_update(int cpu, TimeNs now);
   void periodic_balance(int cpu, TimeNs now, bool busy);
+  // PELT load (cfs_rq->avg.load_avg): each CPU's is the sum of the loads of the threads attached
+  // to it, runnable or not (a sleeping thread's decays there until it wakes on another CPU).
+  double pelt_keep(TimeNs dt) const;
+  void load_decay(int cpu, TimeNs now);
+  void thread_load_decay(SchedEntity& se, TimeNs now) const;
+  void set_runnable(Thread& t, bool runnable, TimeNs now);
+  void move_load(Thread& t, int to, TimeNs now);  // t's load leaves its CPU for `to`
+  double cpu_load(int cpu, TimeNs now);
+  void busy_balance(int cpu, TimeNs now);
 
   SchedSpec spec_;
   PrimitiveCosts costs_;
@@ -200,6 +215,12 @@ class CpuScheduler {
     TimeNs at = 0;
   };
   std::vector<Util> util_;
+  struct Load {
+    double avg = 0;              // sum over its threads of weight x runnable_avg
+    double runnable_weight = 0;  // the weights of those runnable now
+    TimeNs at = 0;
+  };
+  std::vector<Load> load_;
   std::vector<TimeNs> last_balance_;
   int nr_idle_scan_;  // sd_llc_shared->nr_idle_scan: how many CPUs a wake-up may scan for an idle one
 };

@@ -578,3 +578,35 @@ TEST_CASE("sched: a CPU's periodic stalls delay its running thread's work and co
   CHECK(done == Approx(10.2 * kMs));
   CHECK(t.window_cycles() == Approx(10.2 * kMs));  // 1 GHz: the stalls are charged to the thread
 }
+
+TEST_CASE(
+    "sched: a busy CPU's periodic balance pulls load from an overloaded one (sched_balance_rq, "
+    "CPU_NOT_IDLE)") {
+  // Three CPU-bound unpinned threads, one on CPU 0 and two on CPU 1: no CPU ever goes idle, so
+  // only the busy CPUs' periodic balance (every 2 ms x busy_factor 16 = 32 ms on 2 CPUs) can even
+  // them out. Without it, a gets all of CPU 0 and b and c half of CPU 1 each for the whole second.
+  // With it, a thread waiting on CPU 1 moves once the loads (PELT) show the imbalance and a first
+  // attempt has failed (one thread's load is more than half the difference), and the moves go on
+  // both ways: a loses its CPU to others, and one of b and c gets more than half of one.
+  Engine e(machine(2, SchedPolicy::Eevdf), PrimitiveCosts{});
+  ThreadOptions unpinned;
+  unpinned.pinned = false;
+  int steps[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i)
+    e.spawn(
+        std::string(1, static_cast<char>('a' + i)), "app", i == 0 ? 0 : 1,
+        [&e, &steps, i] {
+          while (e.clock_ns() < 1e9) {  // 100 us steps of CPU work, counted as they finish
+            current().compute(100e3, intern("work"));
+            ++steps[i];
+          }
+        },
+        unpinned);
+  e.run_until_ns(1e9);
+  INFO("a " << steps[0] << ", b " << steps[1] << ", c " << steps[2] << "; migrations "
+            << e.scheduler().migrations());
+  CHECK(e.scheduler().migrations() >= 2);
+  CHECK(steps[0] + steps[1] + steps[2] == Approx(20000).margin(3));
+  CHECK(steps[0] < 9000);
+  CHECK(std::max(steps[1], steps[2]) > 6000);
+}
