@@ -241,10 +241,10 @@ nlohmann::json atomics_section(const sim::Engine& e) {
   return j;
 }
 
-// Why the compute events happened (sim::Engine::SyncCause): where the engine's cost per request
-// comes from, for issue 14's work on it.
+// Why the compute events happened (sim::SyncCause): where the engine's cost per request comes
+// from, for issue 14's work on it.
 nlohmann::json compute_by_cause(const sim::Engine& e) {
-  using C = sim::Engine::SyncCause;
+  using C = sim::SyncCause;
   nlohmann::json first = nlohmann::json::object();
   for (const auto& [comm, n] : e.syncs_other_first_by_comm()) first[comm] = n;
   return {{"lock_busy", e.syncs(C::LockBusy)},   {"other_thread_first", e.syncs(C::OtherThreadFirst)},

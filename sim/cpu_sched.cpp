@@ -882,17 +882,15 @@ double CpuScheduler::cpu_load(int cpu, TimeNs now) {
 
 // sched_balance_rq on a busy CPU (CPU_NOT_IDLE), for the one cache domain whose groups are single
 // CPUs. The busiest CPU must be overloaded: more than one thread runnable, and busy beyond
-// 100 / imbalance_pct of its capacity (group_is_overloaded). A CPU with spare capacity (running
-// nothing, or less busy than that) evens the number of runnable threads (migrate_task, half the
-// difference); a fully busy one pulls load (migrate_load), as much as brings neither CPU past the
-// average, and not at all if it is as loaded as the busiest or the average. Threads that may move
-// are waiting (not running), unpinned and not cache-hot, the coldest first; a thread's load,
-// halved for each failed balance before, must fit what is left to move; past cache_nice_tries
-// failures hot threads may go (can_migrate_task). Active balancing (pushing a running thread) is
-// not modelled.
+// 100 / imbalance_pct of its capacity (group_is_overloaded). A CPU with spare capacity (less busy
+// than that) evens the number of runnable threads (migrate_task, half the difference); a fully
+// busy one pulls load (migrate_load), as much as brings neither CPU past the average, and not at
+// all if it is as loaded as the busiest or the average. Threads that may move are waiting (not
+// running), unpinned and not cache-hot, the coldest first; a thread's load, halved for each failed
+// balance before, must fit what is left to move; past cache_nice_tries failures hot threads may go
+// (can_migrate_task). Active balancing (pushing a running thread) is not modelled.
 void CpuScheduler::busy_balance(int cpu, TimeNs now) {
   const int n = static_cast<int>(rqs_.size());
-  if (n < 2) return;
   auto nr_running = [&](int c) {
     const Rq& q = rq(c);
     return static_cast<int>(q.queued.size()) + (q.curr ? 1 : 0);
@@ -910,8 +908,8 @@ void CpuScheduler::busy_balance(int cpu, TimeNs now) {
   }
   if (busiest < 0) return;
   util_update(cpu, now);
-  const bool spare =
-      nr_running(cpu) < 1 || util_[static_cast<std::size_t>(cpu)].avg * spec_.imbalance_pct < 100;
+  // The balancing CPU runs a thread (its tick called this): spare capacity only if little busy.
+  const bool spare = util_[static_cast<std::size_t>(cpu)].avg * spec_.imbalance_pct < 100;
   double imbalance = 0;
   int tasks = 0;
   if (spare) {

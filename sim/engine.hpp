@@ -145,12 +145,7 @@ class Engine {
     ++events_;
     ++events_by_kind_[static_cast<int>(k)];
   }
-  // Why a thread executed its pending work (a Compute event) rather than act at its local date:
-  // the lock it reached was held or had waiters; another thread could act before that date (the
-  // one with the earliest horizon, by thread); a tick with threads queued, or a preemption asked,
-  // fell inside the work; or the interaction always executes it (sleeps, parks, wake-ups, reads
-  // of the clock, the lookahead turned off).
-  enum class SyncCause { LockBusy, OtherThreadFirst, Tick, Resched, Always, Count };
+  // A compute event's cause; for OtherThreadFirst, the thread with the earliest horizon (-1: none).
   void count_sync(SyncCause c, int first_thread) {
     ++syncs_by_cause_[static_cast<int>(c)];
     if (c != SyncCause::OtherThreadFirst || first_thread < 0) return;

@@ -38,25 +38,18 @@ class Horizons {
   }
   TimeNs get(int id) const { return key_[static_cast<std::size_t>(id)]; }
   TimeNs min() const { return heap_.empty() ? kNever : key_[static_cast<std::size_t>(heap_.front())]; }
-  // The member with the minimum over every member but `id` (-1: none).
+  // The member with the minimum over every member but `id` (the asking thread: its own date does
+  // not bound it); -1 if there is none.
   int argmin_excluding(int id) const {
     const int n = static_cast<int>(heap_.size());
     if (n == 0) return -1;
     if (heap_.front() != id) return heap_.front();
-    int m = -1;
-    if (n > 1) m = 1;
-    if (n > 2 && (m < 0 || at(2) < at(m))) m = 2;
-    return m < 0 ? -1 : heap_[static_cast<std::size_t>(m)];
+    if (n == 1) return -1;
+    return heap_[n > 2 && at(2) < at(1) ? 2 : 1];
   }
-  // The minimum over every member but `id` (the asking thread: its own date does not bound it).
   TimeNs min_excluding(int id) const {
-    const int n = static_cast<int>(heap_.size());
-    if (n == 0) return kNever;
-    if (heap_.front() != id) return at(0);
-    TimeNs m = kNever;
-    if (n > 1) m = at(1);
-    if (n > 2 && at(2) < m) m = at(2);
-    return m;
+    const int m = argmin_excluding(id);
+    return m < 0 ? kNever : key_[static_cast<std::size_t>(m)];
   }
 
  private:

@@ -90,7 +90,7 @@ void Lock::reach(Thread& self, bool free_ahead) {
   if (free_ahead) {
     self.reach_shared();
   } else {
-    self.note_lock_busy();
+    self.note_sync_cause(SyncCause::LockBusy);
     self.flush();
   }
 }

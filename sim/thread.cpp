@@ -128,43 +128,33 @@ void Thread::sg_release() {
   impl_->sem->release();
 }
 
-Thread::RunAhead Thread::run_ahead_verdict() const {
-  if (!engine_.lookahead()) return RunAhead::Off;
+SyncCause Thread::run_ahead_verdict() const {
+  if (!engine_.lookahead()) return SyncCause::Always;
   // It would be preempted before its pending work ends: where preemption is enabled again (a
   // spinlock's release), or at once. Not in kernel mode without full preemption: only preemption
   // points (which execute the work first) act on it there.
   const TimeNs t = local_now_ns();
   if ((need_resched_ || t >= resched_at_) &&
       (kernel_depth_ == 0 || engine_.scheduler().spec().preempt == PreemptModel::Full))
-    return RunAhead::Resched;
+    return SyncCause::Resched;
   // A tick inside the pending work may preempt it if others wait for this CPU: the work must run
   // first. With nobody queued (and nobody able to queue before `t`), ticks change nothing.
   if (scheduled_ && engine_.scheduler().has_queued(cpu_) &&
       t >= engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6)
-    return RunAhead::Tick;
-  return t <= engine_.lookahead_ns(id_) ? RunAhead::Yes : RunAhead::OtherThreadFirst;
+    return SyncCause::Tick;
+  return t <= engine_.lookahead_ns(id_) ? SyncCause::None : SyncCause::OtherThreadFirst;
 }
 
-void Thread::note_sync_cause(RunAhead why) {
-  using C = Engine::SyncCause;
+void Thread::note_sync_cause(SyncCause why) {
+  sync_cause_ = why;
   sync_first_ = -1;
-  switch (why) {
-    case RunAhead::Resched:
-      sync_cause_ = static_cast<int>(C::Resched);
-      return;
-    case RunAhead::Tick:
-      sync_cause_ = static_cast<int>(C::Tick);
-      return;
-    case RunAhead::OtherThreadFirst: {
-      // Bounded by the run's end rather than by a thread: nothing to attribute.
-      const bool by_thread = engine_.horizons().min_excluding(id_) <= engine_.lookahead_ns(id_);
-      sync_first_ = by_thread ? engine_.horizons().argmin_excluding(id_) : -1;
-      sync_cause_ = sync_first_ >= 0 ? static_cast<int>(C::OtherThreadFirst) : -1;
-      return;
-    }
-    default:
-      sync_cause_ = -1;
-  }
+  if (why != SyncCause::OtherThreadFirst) return;
+  // Bounded by the run's end rather than by a thread: nothing to attribute.
+  const int first = engine_.horizons().argmin_excluding(id_);
+  if (first >= 0 && engine_.horizons().get(first) <= engine_.lookahead_ns(id_))
+    sync_first_ = first;
+  else
+    sync_cause_ = SyncCause::Always;
 }
 
 bool Thread::may_wait_ahead() const {
@@ -180,14 +170,9 @@ bool Thread::may_wait_ahead() const {
          t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
 }
 
-void Thread::note_lock_busy() {
-  sync_cause_ = static_cast<int>(Engine::SyncCause::LockBusy);
-  sync_first_ = -1;
-}
-
 void Thread::reach_shared() {
-  const RunAhead why = run_ahead_verdict();
-  if (why == RunAhead::Yes) {
+  const SyncCause why = run_ahead_verdict();
+  if (why == SyncCause::None) {
     engine_.step(*this, local_now_ns());
     return;
   }
@@ -197,9 +182,10 @@ void Thread::reach_shared() {
 
 void Thread::flush() {
   engine_.step(*this, local_now_ns());
-  const int cause = std::exchange(sync_cause_, -1), first = std::exchange(sync_first_, -1);
+  const SyncCause cause = std::exchange(sync_cause_, SyncCause::Always);
+  const int first = std::exchange(sync_first_, -1);
   if (pending_ <= 0) return;
-  engine_.count_sync(cause < 0 ? Engine::SyncCause::Always : static_cast<Engine::SyncCause>(cause), first);
+  engine_.count_sync(cause, first);
   RunningGuard guard;
   const double amount = pending_;
   pending_ = 0;
@@ -231,11 +217,11 @@ bool Thread::preemptible() const {
 void Thread::preemption_point() {
   if (!scheduled_) return;
   if (!need_resched_ && local_now_ns() < resched_at_) {
-    const RunAhead why = run_ahead_verdict();
-    if (why == RunAhead::Yes) return;
+    const SyncCause why = run_ahead_verdict();
+    if (why == SyncCause::None) return;
     note_sync_cause(why);
   } else {
-    note_sync_cause(RunAhead::Resched);
+    note_sync_cause(SyncCause::Resched);
   }
   flush();  // still in kernel mode: runs to its end, noting any preemption asked meanwhile
   fold_resched(engine_.clock_ns());

@@ -189,12 +189,10 @@ class Thread {
   void sg_release();  // called on the waiting thread, by whoever releases it
   // Its pending work ends before any other thread could act, and runs unpreempted: an uncontended
   // lock may be taken or released at its local date without executing that work first.
-  bool may_run_ahead() const { return run_ahead_verdict() == RunAhead::Yes; }
-  enum class RunAhead { Yes, Resched, Tick, OtherThreadFirst, Off };
-  RunAhead run_ahead_verdict() const;
-  // Before a flush: why the interaction could not happen at the local date (Engine::SyncCause).
-  void note_sync_cause(RunAhead why);
-  void note_lock_busy();
+  bool may_run_ahead() const { return run_ahead_verdict() == SyncCause::None; }
+  SyncCause run_ahead_verdict() const;  // None, or why it may not
+  // Before a flush: why the interaction could not happen at the local date; the flush counts it.
+  void note_sync_cause(SyncCause why);
   // Queued for a held spinlock at its local date: it may run its pending work as the start of its
   // busy wait, in one SimGrid wait, rather than execute it first (see Lock::lock).
   bool may_wait_ahead() const;
@@ -213,8 +211,8 @@ class Thread {
   ThreadOptions opts_;
   State state_ = State::Running;
   Cycles pending_ = 0;
-  int sync_cause_ = -1;  // Engine::SyncCause of the next flush (-1: Always)
-  int sync_first_ = -1;  // for OtherThreadFirst: the thread that could act first
+  SyncCause sync_cause_ = SyncCause::Always;  // of the next flush
+  int sync_first_ = -1;                       // for OtherThreadFirst: the thread that could act first
   bool permit_ = false;
   bool granted_ = false;  // a grant() arrived before await_grant() started
   TimeNs wake_not_before_ns_ = 0;

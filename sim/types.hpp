@@ -38,6 +38,13 @@ struct PrimitiveCosts {
 // CPU (wake_affine_idle).
 enum class Wake { Normal, Sync };
 
+// Why a thread executed its pending work (a compute event) rather than act at its local date, for
+// run_info.json's compute_by_cause: the lock it reached was held or had waiters; another thread
+// could act before that date; a tick with threads queued, or a preemption asked, fell inside the
+// work; or the interaction always executes it (sleeps, parks, wake-ups, reads of the clock, the
+// lookahead turned off). None: it may act at its local date (Thread::run_ahead_verdict).
+enum class SyncCause { None, LockBusy, OtherThreadFirst, Tick, Resched, Always, Count };
+
 // The CPU scheduler (sim/cpu_sched.hpp): the fair class of the era, the tick, idle CPUs.
 enum class SchedPolicy { Cfs, Eevdf };
 // The kernel's preemption model (CONFIG_PREEMPT_*, or preempt= with PREEMPT_DYNAMIC). Full: a

@@ -455,7 +455,7 @@ Causes simulate_causes(bool lookahead, TimeNs b_start) {
   e.spawn("a", "ay", 0, [&] { body(1, 1000, 100); });
   e.spawn("b", "bee", 1, [&] { body(b_start, 50, 300); });
   e.run_until_ns(1e6);
-  using C = Engine::SyncCause;
+  using C = SyncCause;
   Causes c;
   c.compute = e.events(Engine::EventKind::Compute);
   c.lock_busy = e.syncs(C::LockBusy);

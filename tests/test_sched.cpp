@@ -120,8 +120,7 @@ TimeNs sleeper_runs_at(SchedPolicy policy) {
 TEST_CASE("sched: a thread that blocks switches out voluntarily, one that is preempted involuntarily") {
   // The kernel's nvcsw and nivcsw, which the host reads per thread: the sleeper leaves its CPU
   // once by sleeping; the runner, preempted at the 4 ms tick for it, once involuntarily; the
-  // sleeper's end (it exits) is neither. Two equal CPU-bound threads then share the CPU in ticks:
-  // every hand-over but the last (an exit) is a preemption.
+  // sleeper's end (it exits) is neither.
   Engine e(machine(1, SchedPolicy::Eevdf), PrimitiveCosts{});
   Thread& sleeper = e.spawn("sleeper", "app", 0, [&] {
     current().sleep_ns(0.2 * kMs);
