@@ -395,12 +395,12 @@ TimeNs CpuScheduler::accounted_ns(const Thread& t) const {
 // CPU to the wakee; delayed threads do not count: cfs_h_nr_delayed, 2025), else the previous CPU;
 // select_idle_sibling then takes the CPU the thread used before its previous one if that is idle
 // (recent_used_cpu: not bounded by SIS_UTIL, so a thread that balancing moved can go back), else
-// any idle CPU its scan reaches (from the previous CPU), else the target. wake_affine_weight (a
-// choice by load when neither is idle) is not modelled. `busy`: a CPU that counts as busy
-// although it has nothing to run now (-1: none); when it is the waker's, the waker left it at
-// this date.
-int CpuScheduler::select_cpu(const Thread& t, int waker_cpu, bool affine, int busy, Wake how,
-                             bool* reached_recent) const {
+// any idle CPU its scan reaches (from the previous CPU), else the target. When neither CPU is
+// idle and the sync rule does not apply, the target is chosen by load (wake_affine_weight).
+// `busy`: a CPU that counts as busy although it has nothing to run now (-1: none); when it is the
+// waker's, the waker left it at this date.
+int CpuScheduler::select_cpu(const Thread& t, const Thread* waker, int waker_cpu, bool affine, int busy,
+                             Wake how, TimeNs now, bool* reached_recent) const {
   const int prev = t.cpu();
   if (t.sched().pinned) return prev;
   auto free = [&](int c) { return c != busy && idle(c); };
@@ -408,9 +408,13 @@ int CpuScheduler::select_cpu(const Thread& t, int waker_cpu, bool affine, int bu
   if (!affine) waker_cpu = -1;
   if (waker_cpu >= 0 && waker_cpu != prev && free(waker_cpu)) return waker_cpu;
   int target = prev;
-  if (how == Wake::Sync && waker_cpu >= 0 && waker_cpu != prev) {
+  if (waker_cpu >= 0 && waker_cpu != prev) {
     const Rq& w = rqs_[static_cast<std::size_t>(waker_cpu)];
-    if (w.queued.empty() && (w.curr || waker_cpu == busy)) target = waker_cpu;
+    const bool sync = how == Wake::Sync;
+    if (sync && w.queued.empty() && (w.curr || waker_cpu == busy))
+      target = waker_cpu;
+    else if (affine_by_load(t, waker, waker_cpu, prev, sync, now))
+      target = waker_cpu;
   }
   if (reached_recent) *reached_recent = true;
   const int recent = t.sched().recent_used_cpu;
@@ -422,6 +426,27 @@ int CpuScheduler::select_cpu(const Thread& t, int waker_cpu, bool affine, int bu
     if (free(c)) return c;
   }
   return target;
+}
+
+// wake_affine_weight: the waker's CPU if the wakee's load added there leaves it lighter than the
+// previous CPU without the wakee, the previous CPU favoured by half the domain's imbalance_pct
+// (WA_BIAS); a sync waker's own load counts as gone from its CPU, and if it is more than that
+// CPU's whole load the wakee comes along. The CPUs' loads are read at `now` (the kernel's are
+// updated at every tick and enqueue on a busy CPU); the wakee's is the one it went to sleep with
+// (select_task_rq_fair does not bring it up to date). Both CPUs have the same capacity here.
+bool CpuScheduler::affine_by_load(const Thread& t, const Thread* waker, int this_cpu, int prev, bool sync,
+                                  TimeNs now) const {
+  double this_load = load_at(this_cpu, now);
+  if (sync && waker) {
+    const double current_load = thread_load_at(*waker, now);
+    if (current_load > this_load) return true;
+    this_load -= current_load;
+  }
+  const double task_load = t.sched().weight * t.sched().runnable_avg;
+  const double this_eff = (this_load + task_load) * 100;
+  double prev_eff = (load_at(prev, now) - task_load) * (100 + std::floor((spec_.imbalance_pct - 100) / 2));
+  if (sync) prev_eff += 1;  // a tie lets select_idle_sibling stack the wakee on the waker
+  return this_eff < prev_eff;
 }
 
 // record_wakee: a waker that wakes another thread than the last one flips; its count halves at
@@ -449,10 +474,10 @@ bool CpuScheduler::wake_wide(unsigned waker_flips, const Thread& t) const {
   return !(slave < factor || master < slave * factor);
 }
 
-int CpuScheduler::wake_target(const Thread& t, const Thread& waker, Wake how) const {
+int CpuScheduler::wake_target(const Thread& t, const Thread& waker, Wake how, TimeNs now) const {
   const auto& w = waker.sched();
   const unsigned flips = w.wakee_flips + (w.last_wakee != &t ? 1 : 0);  // as record_wakee leaves it
-  return select_cpu(t, waker.cpu(), !wake_wide(flips, t), -1, how);
+  return select_cpu(t, &waker, waker.cpu(), !wake_wide(flips, t), -1, how, now);
 }
 
 void CpuScheduler::start(Thread& t, TimeNs now, bool at_setup) {
@@ -485,7 +510,8 @@ void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, boo
     affine = !wake_wide(waker->sched().wakee_flips, t);
   }
   bool reached_recent = false;
-  const int cpu = select_cpu(t, waker_cpu, affine, waker_left_now ? waker_cpu : -1, how, &reached_recent);
+  const int cpu =
+      select_cpu(t, waker, waker_cpu, affine, waker_left_now ? waker_cpu : -1, how, now, &reached_recent);
   if (reached_recent) t.sched().recent_used_cpu = t.cpu();
   if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu,
@@ -873,6 +899,23 @@ void CpuScheduler::move_load(Thread& t, int to, TimeNs now) {
     a.runnable_weight -= se.weight;
     b.runnable_weight += se.weight;
   }
+}
+
+double CpuScheduler::load_at(int cpu, TimeNs now) const {
+  const Load& l = load_[static_cast<std::size_t>(cpu)];
+  if (now <= l.at) return l.avg;
+  const double keep = pelt_keep(now - l.at);
+  return l.avg * keep + l.runnable_weight * (1 - keep);
+}
+
+double CpuScheduler::thread_load_at(const Thread& t, TimeNs now) const {
+  const auto& se = t.sched();
+  double avg = se.runnable_avg;
+  if (now > se.runnable_at) {
+    const double keep = pelt_keep(now - se.runnable_at);
+    avg = avg * keep + (se.runnable ? 1 - keep : 0);
+  }
+  return se.weight * avg;
 }
 
 double CpuScheduler::cpu_load(int cpu, TimeNs now) {

@@ -138,7 +138,7 @@ class CpuScheduler {
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
   bool idle(int cpu) const;
   // Where a wake-up by `waker` would put `t` now (select_task_rq_fair), for the waker's cost.
-  int wake_target(const Thread& t, const Thread& waker, Wake how) const;
+  int wake_target(const Thread& t, const Thread& waker, Wake how, TimeNs now) const;
   // Whether waking `t` onto another CPU now sends that CPU an IPI (ttwu_queue_wakelist,
   // resched_curr): yes if it is idle, or busy and `t` would preempt its current thread; a busy
   // CPU that keeps its thread needs none.
@@ -165,8 +165,10 @@ class CpuScheduler {
   void charge_accounted(Thread& t, TimeNs from, TimeNs to);
   // `affine`: the waker's CPU may be chosen (want_affine). `reached_recent`, if given, is set when
   // the choice got as far as recent_used_cpu (the wake-up then records the previous CPU there).
-  int select_cpu(const Thread& t, int waker_cpu, bool affine, int busy, Wake how,
-                 bool* reached_recent = nullptr) const;
+  int select_cpu(const Thread& t, const Thread* waker, int waker_cpu, bool affine, int busy, Wake how,
+                 TimeNs now, bool* reached_recent = nullptr) const;
+  bool affine_by_load(const Thread& t, const Thread* waker, int this_cpu, int prev, bool sync,
+                      TimeNs now) const;
   static void record_wakee(Thread& waker, const Thread& t, TimeNs now);
   bool wake_wide(unsigned waker_flips, const Thread& t) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
@@ -194,6 +196,8 @@ class CpuScheduler {
   void set_runnable(Thread& t, bool runnable, TimeNs now);
   void move_load(Thread& t, int to, TimeNs now);  // t's load leaves its CPU for `to`
   double cpu_load(int cpu, TimeNs now);
+  double load_at(int cpu, TimeNs now) const;  // cpu_load without bringing it up to date
+  double thread_load_at(const Thread& t, TimeNs now) const;
   void busy_balance(int cpu, TimeNs now);
 
   SchedSpec spec_;

@@ -13,7 +13,7 @@ void charge_wake(Thread& target, Wake how) {
     return;
   }
   auto& s = e.scheduler();
-  const int cpu = s.wake_target(target, self, how);
+  const int cpu = s.wake_target(target, self, how, e.clock_ns());
   if (cpu == self.cpu()) {  // a thread woken onto the waker's own CPU needs no IPI
     self.charge(c.wake_local_cycles, sym::wake());
     return;

@@ -174,9 +174,13 @@ TEST_CASE("sched: an unpinned thread woken while its CPU is busy lands on the id
 }
 
 namespace {
-// Both CPUs busy: CPU 1 with a hog, CPU 0 with the waker (and, if `crowded`, a second thread
-// waiting there). An unpinned sleeper that last ran on CPU 1 is woken from CPU 0; where does it run?
-int sync_woken_on(Wake how, bool crowded) {
+// Both CPUs busy at the wake-up, 20 ms in: CPU 1 with a hog that has been running for `prev_busy`
+// ns, CPU 0 with the waker, running for `waker_busy` ns (and, if `crowded`, a second thread
+// runnable there as long). An unpinned sleeper that last ran on CPU 1 (and never ran: no load of
+// its own) is woken from CPU 0; where does it run? The CPUs' PELT loads follow how long each was
+// busy (a 32 ms half-life), which is what wake_affine_weight compares.
+int woken_on(Wake how, bool crowded, TimeNs waker_busy, TimeNs prev_busy) {
+  constexpr TimeNs kWakeAt = 20 * kMs;
   Engine e(machine(2, SchedPolicy::Eevdf), PrimitiveCosts{});
   int ran_on = -1;
   ThreadOptions unpinned;
@@ -188,31 +192,53 @@ int sync_woken_on(Wake how, bool crowded) {
         ran_on = current().cpu();
       },
       unpinned);
-  e.spawn("hog", "app", 1, [&] { current().compute(10 * kMs, intern("work")); });
-  e.spawn("waker", "app", 0, [&] {
-    current().compute(1 * kMs, intern("work"));
-    wake_up_process(sleeper, how);
-    current().compute(1 * kMs, intern("work"));
+  e.spawn("hog", "app", 1, [&] {
+    current().sleep_ns(kWakeAt - prev_busy);
+    current().compute(50 * kMs, intern("work"));
   });
-  if (crowded) e.spawn("other", "app", 0, [&] { current().compute(10 * kMs, intern("work")); });
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(kWakeAt - waker_busy);
+    // With a second thread on the CPU the waker gets half of it: it still wakes at kWakeAt.
+    current().compute(crowded ? waker_busy / 2 : waker_busy, intern("work"));
+    wake_up_process(sleeper, how);
+    current().compute(10 * kMs, intern("work"));  // CPU 0 stays busy: no idle balance pulls the sleeper
+  });
+  if (crowded)
+    e.spawn("other", "app", 0, [&] {
+      current().sleep_ns(kWakeAt - waker_busy);
+      current().compute(50 * kMs, intern("work"));
+    });
   e.run_until_ns(1e9);
   return ran_on;
 }
+constexpr TimeNs kLight = 1 * kMs, kHeavy = 19 * kMs;
 }  // namespace
 
 // One engine per process: each case is its own test (ctest runs each in its own process).
 TEST_CASE(
     "placement: a sync wake-up with no CPU idle goes to the waker's CPU when the waker runs there alone") {
-  // wake_affine_idle: a sync waker about to sleep leaves its CPU to the wakee.
-  CHECK(sync_woken_on(Wake::Sync, false) == 0);
+  // wake_affine_idle: a sync waker about to sleep leaves its CPU to the wakee, whatever the loads.
+  CHECK(woken_on(Wake::Sync, false, kHeavy, kLight) == 0);
 }
 
-TEST_CASE("placement: a plain wake-up with no CPU idle stays on the woken thread's previous CPU") {
-  CHECK(sync_woken_on(Wake::Normal, false) == 1);
+TEST_CASE("placement: a plain wake-up with no CPU idle goes to the waker's CPU when that one is lighter") {
+  // wake_affine_weight: the waker's CPU plus the wakee against the previous CPU without it.
+  CHECK(woken_on(Wake::Normal, false, kLight, kHeavy) == 0);
 }
 
-TEST_CASE("placement: a sync wake-up stays on the previous CPU when another thread waits on the waker's") {
-  CHECK(sync_woken_on(Wake::Sync, true) == 1);
+TEST_CASE(
+    "placement: a plain wake-up with no CPU idle stays on the previous CPU when the waker's is heavier") {
+  CHECK(woken_on(Wake::Normal, false, kHeavy, kLight) == 1);
+}
+
+TEST_CASE("placement: a sync wake-up with another thread on the waker's CPU weighs that thread's load") {
+  // The sync waker's own load counts as leaving; the other thread's stays. Heavier than the
+  // previous CPU: the wakee stays there; lighter: it comes to the waker's CPU.
+  CHECK(woken_on(Wake::Sync, true, kHeavy, kLight) == 1);
+}
+
+TEST_CASE("placement: a sync wake-up with another thread on the waker's CPU comes when that CPU is lighter") {
+  CHECK(woken_on(Wake::Sync, true, kLight, kHeavy) == 0);
 }
 
 TEST_CASE("sched: a wake-up to a halted CPU pays the idle-exit latency, to a polling or a busy CPU none") {
