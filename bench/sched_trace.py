@@ -6,6 +6,7 @@ threads between CPUs (a waker's placement, or balancing run by an idle or a busy
 Usage: bench/sched_trace.py TRACE.txt RESULTS.json"""
 import collections
 import json
+import os
 import re
 import sys
 
@@ -112,6 +113,11 @@ def main(trace, results):
     n = ops * span
     print(f"traced run: {ops:.0f} round trips/s; echo threads traced over {span:.3f} s, "
           f"about {n:.0f} requests (all figures per request are per these)")
+    info = os.path.join(os.path.dirname(results), "run_info.json")
+    speed = json.load(open(info)).get("cpu_speed") if os.path.exists(info) else None
+    if speed:
+        print(f"CPU speed probe: {speed['before']['ns_per_add']:.3f} ns per add before the run, "
+              f"{speed['after']['ns_per_add']:.3f} after (compare with the calibration's machine)")
     print(f"{'class':<8} {'CPU %':>6} {'us/req':>7} {'slices':>7} {'p50 us':>7} {'p90 us':>7}")
     for c in ("client", "server", "worker"):
         v = sorted(slices[c])
