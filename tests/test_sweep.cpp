@@ -385,12 +385,15 @@ std::size_t finished_points(const fs::path& out) {
   return n;
 }
 
-// Waits (at most two minutes) until `ready` holds.
+// Waits (at most two minutes) until `ready` holds. `ready` is called until it first returns true
+// and never again, so it may act (kill a run): calling it once more after it held would act twice.
 bool wait_for(const std::function<bool()>& ready) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!ready() && std::chrono::steady_clock::now() < deadline)
+  for (;;) {
+    if (ready()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return ready();
+  }
 }
 
 }  // namespace
