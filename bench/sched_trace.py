@@ -27,7 +27,6 @@ def cls(comm):
 def main(trace, results):
     ops = json.load(open(results))["throughput"]["ops_per_s"]
     on_cpu = {}        # cpu -> (class, since)
-    last_cpu = {}      # pid -> cpu it last ran on
     run = collections.Counter()
     slices = collections.defaultdict(list)
     out = collections.Counter()
@@ -86,7 +85,6 @@ def main(trace, results):
                 run[c] += ts - since
                 slices[c].append((ts - since) * 1e6)
             on_cpu[cpu] = (nxt, ts)
-            last_cpu[f["next_pid"]] = cpu
             if prev in ("client", "server", "worker"):
                 first = ts if first is None else first
                 last = ts

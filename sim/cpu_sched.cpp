@@ -438,7 +438,7 @@ bool CpuScheduler::affine_by_load(const Thread& t, const Thread* waker, int this
                                   TimeNs now) const {
   double this_load = load_at(this_cpu, now);
   if (sync && waker) {
-    const double current_load = thread_load_at(*waker, now);
+    const double current_load = waker->sched().weight * runnable_avg_at(waker->sched(), now);
     if (current_load > this_load) return true;
     this_load -= current_load;
   }
@@ -824,9 +824,7 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
 void CpuScheduler::util_update(int cpu, TimeNs now) {
   Util& u = util_[static_cast<std::size_t>(cpu)];
   if (now <= u.at) return;  // a date already integrated (threads act at their own local dates)
-  const double tau_ns = spec_.pelt_halflife_ns / std::numbers::ln2;
-  const double keep = std::exp(-(now - u.at) / tau_ns);
-  u.avg = u.avg * keep + (rq(cpu).curr ? 1 - keep : 0);
+  u.avg = pelt_toward(u.avg, rq(cpu).curr ? 1 : 0, now - u.at);
   u.at = now;
 }
 
@@ -853,8 +851,12 @@ void CpuScheduler::periodic_balance(int cpu, TimeNs now, bool busy) {
   nr_idle_scan_ = static_cast<int>(std::floor(n * (1 - std::min(1.0, x * x))));
 }
 
-double CpuScheduler::pelt_keep(TimeNs dt) const {
-  return dt > 0 ? std::exp(-dt / (spec_.pelt_halflife_ns / std::numbers::ln2)) : 1.0;
+// PELT's geometric average `avg` carried `dt` ns forward while what it averages stood at `level`
+// (busy or not, runnable or not, the runnable weight); unchanged for dt <= 0.
+double CpuScheduler::pelt_toward(double avg, double level, TimeNs dt) const {
+  if (dt <= 0) return avg;
+  const double keep = std::exp(-dt / (spec_.pelt_halflife_ns / std::numbers::ln2));
+  return avg * keep + level * (1 - keep);
 }
 
 // Dates may come out of order (threads act at their own local dates): an earlier one counts as
@@ -862,15 +864,17 @@ double CpuScheduler::pelt_keep(TimeNs dt) const {
 void CpuScheduler::load_decay(int cpu, TimeNs now) {
   Load& l = load_[static_cast<std::size_t>(cpu)];
   if (now <= l.at) return;
-  const double keep = pelt_keep(now - l.at);
-  l.avg = l.avg * keep + l.runnable_weight * (1 - keep);
+  l.avg = load_at(cpu, now);
   l.at = now;
+}
+
+double CpuScheduler::runnable_avg_at(const SchedEntity& se, TimeNs now) const {
+  return pelt_toward(se.runnable_avg, se.runnable ? 1 : 0, now - se.runnable_at);
 }
 
 void CpuScheduler::thread_load_decay(SchedEntity& se, TimeNs now) const {
   if (now <= se.runnable_at) return;
-  const double keep = pelt_keep(now - se.runnable_at);
-  se.runnable_avg = se.runnable_avg * keep + (se.runnable ? 1 - keep : 0);
+  se.runnable_avg = runnable_avg_at(se, now);
   se.runnable_at = now;
 }
 
@@ -903,19 +907,7 @@ void CpuScheduler::move_load(Thread& t, int to, TimeNs now) {
 
 double CpuScheduler::load_at(int cpu, TimeNs now) const {
   const Load& l = load_[static_cast<std::size_t>(cpu)];
-  if (now <= l.at) return l.avg;
-  const double keep = pelt_keep(now - l.at);
-  return l.avg * keep + l.runnable_weight * (1 - keep);
-}
-
-double CpuScheduler::thread_load_at(const Thread& t, TimeNs now) const {
-  const auto& se = t.sched();
-  double avg = se.runnable_avg;
-  if (now > se.runnable_at) {
-    const double keep = pelt_keep(now - se.runnable_at);
-    avg = avg * keep + (se.runnable ? 1 - keep : 0);
-  }
-  return se.weight * avg;
+  return pelt_toward(l.avg, l.runnable_weight, now - l.at);
 }
 
 double CpuScheduler::cpu_load(int cpu, TimeNs now) {

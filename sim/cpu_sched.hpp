@@ -190,14 +190,14 @@ class CpuScheduler {
   void periodic_balance(int cpu, TimeNs now, bool busy);
   // PELT load (cfs_rq->avg.load_avg): each CPU's is the sum of the loads of the threads attached
   // to it, runnable or not (a sleeping thread's decays there until it wakes on another CPU).
-  double pelt_keep(TimeNs dt) const;
+  double pelt_toward(double avg, double level, TimeNs dt) const;
   void load_decay(int cpu, TimeNs now);
   void thread_load_decay(SchedEntity& se, TimeNs now) const;
   void set_runnable(Thread& t, bool runnable, TimeNs now);
   void move_load(Thread& t, int to, TimeNs now);  // t's load leaves its CPU for `to`
   double cpu_load(int cpu, TimeNs now);
-  double load_at(int cpu, TimeNs now) const;  // cpu_load without bringing it up to date
-  double thread_load_at(const Thread& t, TimeNs now) const;
+  double load_at(int cpu, TimeNs now) const;                        // cpu_load, nothing updated
+  double runnable_avg_at(const SchedEntity& se, TimeNs now) const;  // likewise, a thread's
   void busy_balance(int cpu, TimeNs now);
 
   SchedSpec spec_;
