@@ -101,6 +101,10 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
   std::uint64_t switches = 0, tw_ipis = 0, wake_ipis = 0, runs = 0, migrations = 0;
   std::map<std::string, double> run_delay_ns;                   // by thread class
   std::map<std::string, std::uint64_t> voluntary, involuntary;  // switches out, by thread class
+  struct Landed {
+    std::uint64_t mine = 0, other = 0;  // on the waker's CPU, on another
+  };
+  std::map<std::pair<std::string, std::string>, Landed> wakeups;  // by (waker class, wakee class)
   auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
   for (const auto& t : e.threads()) {
     if (!t->accounted()) continue;
@@ -114,6 +118,12 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
     if (t->scheduled()) {
       voluntary[t->comm()] += at(w, sim::sym::switch_voluntary());
       involuntary[t->comm()] += at(w, sim::sym::switch_involuntary());
+    }
+    for (std::size_t l = 0; l < w.size(); ++l) {
+      const sim::WokeBy* by = w[l] ? sim::woke_by_of(static_cast<sim::Label>(l)) : nullptr;
+      if (!by) continue;
+      Landed& d = wakeups[{by->waker_comm, t->comm()}];
+      (by->on_waker_cpu ? d.mine : d.other) += w[l];
     }
   }
   const double n = results.at("window").at("completions").get<double>();
@@ -145,6 +155,17 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
   cs["voluntary_total"] = vol_total;
   cs["involuntary_total"] = invol_total;
   cs["per_request_total"] = per(vol_total + invol_total);
+  // As bench/sched_trace.py prints the host's: who woke whom, and whether the wakee was put on the
+  // waker's CPU (wake-affine, or its previous CPU was that one) or on another.
+  nlohmann::json& wk = out["wakeups"];
+  wk["per_request"] = nlohmann::json::object();
+  std::uint64_t wake_total = 0;
+  for (const auto& [who, d] : wakeups) {
+    wk["per_request"][who.first][who.second] = {
+        {"total", per(d.mine + d.other)}, {"on_waker_cpu", per(d.mine)}, {"on_other_cpu", per(d.other)}};
+    wake_total += d.mine + d.other;
+  }
+  wk["total"] = wake_total;
   out["per_request_totals"] = {{"requests", n},          {"context_switches", switches},
                                {"ipis", ipis},           {"task_work_ipis", tw_ipis},
                                {"task_work_runs", runs}, {"migrations", migrations}};

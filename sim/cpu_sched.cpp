@@ -492,6 +492,7 @@ void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, boo
     // runnable again where it is.
     Rq& q = rq(t.cpu());
     if (t.sched().pinned || !q.curr) {
+      count_wakeup(t, waker, waker_cpu, t.cpu(), by_timer);
       requeue_delayed(t, now, resched_delay(waker_cpu, t.cpu(), by_timer));
       return;
     }
@@ -513,9 +514,17 @@ void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, boo
   const int cpu =
       select_cpu(t, waker, waker_cpu, affine, waker_left_now ? waker_cpu : -1, how, now, &reached_recent);
   if (reached_recent) t.sched().recent_used_cpu = t.cpu();
+  count_wakeup(t, waker, waker_cpu, cpu, by_timer);
   if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu,
           resched_delay(waker_cpu, cpu, by_timer));
+}
+
+// Counted on the wakee by its waker's class and where it was put, as the kernel's sched_waking and
+// sched_wakeup trace it; a timer's wake-up, or one from outside the machine, has no waking thread.
+void CpuScheduler::count_wakeup(Thread& t, const Thread* waker, int waker_cpu, int cpu, bool by_timer) {
+  if (!waker || by_timer || waker_cpu < 0) return;
+  t.count(waker->woke_by_label(cpu == waker_cpu));
 }
 
 // A wake-up that preempts another CPU's thread reaches it by a reschedule IPI (resched_curr):

@@ -170,6 +170,7 @@ class CpuScheduler {
   bool affine_by_load(const Thread& t, const Thread* waker, int this_cpu, int prev, bool sync,
                       TimeNs now) const;
   static void record_wakee(Thread& waker, const Thread& t, TimeNs now);
+  static void count_wakeup(Thread& t, const Thread* waker, int waker_cpu, int cpu, bool by_timer);
   bool wake_wide(unsigned waker_flips, const Thread& t) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
                bool waker_just_left = false, TimeNs resched_delay = 0);

@@ -8,6 +8,7 @@ namespace {
 struct Table {
   std::deque<std::string> names;  // deque: references stay valid as it grows
   std::unordered_map<std::string_view, Label> ids;
+  std::unordered_map<Label, WokeBy> woke_by;
 };
 Table& table() {
   static Table t;
@@ -31,6 +32,17 @@ const std::string& label_name(Label id) {
 }
 std::size_t label_count() {
   return table().names.size();
+}
+
+Label woke_by(const std::string& waker_comm, bool on_waker_cpu) {
+  const Label l = intern("(woken by " + waker_comm + (on_waker_cpu ? ", on its CPU)" : ", on another CPU)"));
+  table().woke_by.try_emplace(l, WokeBy{waker_comm, on_waker_cpu});
+  return l;
+}
+const WokeBy* woke_by_of(Label id) {
+  const auto& m = table().woke_by;
+  const auto it = m.find(id);
+  return it == m.end() ? nullptr : &it->second;
 }
 
 namespace sym {

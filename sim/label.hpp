@@ -14,6 +14,16 @@ Label intern(std::string_view name);
 const std::string& label_name(Label id);
 std::size_t label_count();
 
+// A wake-up, counted on its wakee by the waker's thread class and by where the wakee was put: the
+// kernel's sched_waking (whose waker is the task running then) with sched_wakeup's target CPU,
+// which bench/sched_trace.py counts on the real kernel.
+struct WokeBy {
+  std::string waker_comm;
+  bool on_waker_cpu;
+};
+Label woke_by(const std::string& waker_comm, bool on_waker_cpu);
+const WokeBy* woke_by_of(Label id);  // null for a label that does not count wake-ups
+
 // Symbols the primitives themselves charge to; named as `perf` shows them.
 namespace sym {
 Label spin_fast();           // _raw_spin_lock

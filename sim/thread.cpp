@@ -709,6 +709,12 @@ void Thread::count(Label symbol) {
   ++counts_[symbol];
 }
 
+Label Thread::woke_by_label(bool on_my_cpu) const {
+  Label& l = woke_by_[on_my_cpu ? 1 : 0];
+  if (l == kNoLabel) l = woke_by(comm_, on_my_cpu);
+  return l;
+}
+
 std::vector<std::uint64_t> Thread::window_counts_by_symbol() const {
   std::vector<std::uint64_t> w = counts_;
   for (std::size_t i = 0; i < count_base_.size() && i < w.size(); ++i) w[i] -= count_base_[i];

@@ -132,6 +132,8 @@ class Thread {
   // events per request rather than cycles. Whole run, and since the window start.
   void count(Label symbol);
   std::vector<std::uint64_t> window_counts_by_symbol() const;
+  // The label a wake-up by this thread is counted under on its wakee (sim::woke_by), made once.
+  Label woke_by_label(bool on_my_cpu) const;
 
   // --- checks (sim/checks.hpp) ---
   struct HeldLock {
@@ -221,6 +223,7 @@ class Thread {
   void trace_wait(const char* what, TimeNs t0);
   std::vector<Cycles> cycles_, base_;
   std::vector<std::uint64_t> counts_, count_base_;
+  mutable Label woke_by_[2] = {kNoLabel, kNoLabel};  // woke_by_label's, on another CPU / on mine
   TimeNs run_delay_base_ = 0;
   std::vector<HeldLock> held_;
   int spin_held_ = 0;

@@ -139,6 +139,69 @@ TEST_CASE("sched: a thread that blocks switches out voluntarily, one that is pre
   CHECK(e.scheduler().preemptions() == 1);
 }
 
+TEST_CASE("sched: wake-ups are counted on the wakee by the waker's class and by where the wakee was put") {
+  // As the kernel's sched_waking and sched_wakeup count them (bench/sched_trace.py): a thread
+  // pinned to CPU 1, woken twice from CPU 0, lands on another CPU; one pinned to CPU 0 on the
+  // waker's; an unpinned one last on CPU 1, which is busy, woken by a sync waker alone on CPU 0, is
+  // put on the waker's CPU (wake_affine_idle). A timer's wake-up has no waker and is not counted,
+  // nor is a wake-up of a thread still runnable (try_to_wake_up returns before sched_waking).
+  Engine e(machine(2, SchedPolicy::Eevdf), PrimitiveCosts{});
+  ThreadOptions unpinned;
+  unpinned.pinned = false;
+  int mover_ran_on = -1;
+  Thread& far = e.spawn("far", "far", 1, [&] {
+    current().park();
+    current().park();
+  });
+  Thread& near = e.spawn("near", "near", 0, [&] { current().park(); });
+  Thread& mover = e.spawn(
+      "mover", "mover", 1,
+      [&] {
+        current().park();
+        mover_ran_on = current().cpu();
+      },
+      unpinned);
+  e.spawn("hog", "hog", 1, [&] {
+    current().sleep_ns(2.5 * kMs);  // after far's two wake-ups, before mover's
+    current().compute(50 * kMs, intern("work"));
+  });
+  Thread& waker = e.spawn("waker", "waker", 0, [&] {
+    current().sleep_ns(1 * kMs);  // a timer's wake-up
+    wake_up_process(far);
+    current().compute(1 * kMs, intern("work"));
+    wake_up_process(far);
+    wake_up_process(near);
+    current().sleep_ns(1 * kMs);  // near runs and ends: the waker is alone on CPU 0 again
+    wake_up_process(mover, Wake::Sync);
+    current().compute(1 * kMs, intern("work"));
+  });
+  e.run_until_ns(1e9);
+  auto count = [](const Thread& t, Label l) {
+    const auto w = t.window_counts_by_symbol();
+    return l < w.size() ? w[l] : 0;
+  };
+  auto all_wakeups = [](const Thread& t) {
+    std::uint64_t n = 0;
+    const auto w = t.window_counts_by_symbol();
+    for (std::size_t l = 0; l < w.size(); ++l)
+      if (woke_by_of(static_cast<Label>(l))) n += w[l];
+    return n;
+  };
+  CHECK(count(far, woke_by("waker", false)) == 2);
+  CHECK(all_wakeups(far) == 2);
+  CHECK(count(near, woke_by("waker", true)) == 1);
+  CHECK(all_wakeups(near) == 1);
+  CHECK(mover_ran_on == 0);
+  CHECK(count(mover, woke_by("waker", true)) == 1);
+  CHECK(all_wakeups(mover) == 1);
+  CHECK(all_wakeups(waker) == 0);
+  const WokeBy* by = woke_by_of(woke_by("waker", false));
+  REQUIRE(by);
+  CHECK(by->waker_comm == "waker");
+  CHECK_FALSE(by->on_waker_cpu);
+  CHECK(woke_by_of(intern("work")) == nullptr);
+}
+
 TEST_CASE("sched: CFS, a waking sleeper preempts the running thread at once") {
   CHECK(sleeper_runs_at(SchedPolicy::Cfs) == Approx(0.2 * kMs));
 }
