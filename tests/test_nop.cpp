@@ -80,6 +80,19 @@ TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU; on 5.18
   // Unpinned, the worker wakes on the idle CPU 1: a cross-CPU wake-up each way, so fewer NOPs.
   CHECK(before["throughput"]["ops_per_s"].get<double>() <
         0.8 * today["throughput"]["ops_per_s"].get<double>());
+  // The results' wake-up counts say the same: each NOP wakes the worker and then the submitter,
+  // on the waker's CPU on 6.x and on the other one on 5.18.
+  auto wakes = [](const nlohmann::json& r, const char* waker, const char* wakee, const char* where) {
+    return r["wakeups"]["per_request"][waker][wakee][where].get<double>();
+  };
+  for (const auto& [waker, wakee] : {std::pair{"nop_test", "iou-wrk"}, std::pair{"iou-wrk", "nop_test"}}) {
+    INFO(waker << " -> " << wakee);
+    CHECK(wakes(today, waker, wakee, "on_waker_cpu") == Approx(1).epsilon(0.01));
+    CHECK(wakes(today, waker, wakee, "on_other_cpu") == 0);
+    CHECK(wakes(before, waker, wakee, "on_other_cpu") == Approx(1).epsilon(0.01));
+    CHECK(wakes(before, waker, wakee, "on_waker_cpu") == 0);
+  }
+  CHECK(wakes(today, "nop_test", "nop_test", "total") == 0);
 }
 
 TEST_CASE("nop: on 6.x the submitter's task_work frees each NOP io-wq completed; on 5.18 the worker does") {
