@@ -10,7 +10,9 @@ Usage: bench/host_profile.py SAMPLES.txt HOST_RESULTS.json [--model RESULTS.json
 import argparse
 import collections
 import json
+import os
 import re
+import sys
 
 # Leaves at which a deferred sample is recorded (pvm_irq_enable appears as
 # __raw_callee_save_pvm_irq_enable), and the wrappers between them and the function whose
@@ -64,6 +66,9 @@ def main():
     ap.add_argument("--model")
     ap.add_argument("--top", type=int, default=15)
     a = ap.parse_args()
+    for f in (a.samples, a.results, a.model):
+        if f and not os.path.isfile(f):
+            sys.exit(f"host_profile: no file {f}")
     by = collections.defaultdict(collections.Counter)
     for comm, frames in read_samples(a.samples):
         by[classify(comm)][where(frames)] += 1
