@@ -78,7 +78,7 @@ def main():
           ", ".join(f"{k[:-4]} {v:.1f} %" for k, v in sorted(cpu.items())))
     speed = None
     try:
-        info = json.load(open(a.results.replace("results.json", "run_info.json")))
+        info = json.load(open(os.path.join(os.path.dirname(a.results), "run_info.json")))
         speed = info.get("cpu_speed")
     except OSError:
         pass

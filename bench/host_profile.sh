@@ -32,6 +32,7 @@ trap 'exit 130' INT TERM
 perf record -q -F 999 -e cpu-clock -a -g -o "$OUT/perf.data" >"$OUT/perf.log" 2>&1 &
 perf_pid=$!
 sleep 0.5  # perf has opened its events
+kill -0 "$perf_pid" 2>/dev/null || { cat "$OUT/perf.log" >&2; perf_pid=; echo "host_profile: perf record did not start" >&2; exit 2; }
 "$BIN" host "$@" --quiet --out "$OUT/host" >"$OUT/host.log" 2>&1 &
 host_pid=$!
 wait "$host_pid" || { cat "$OUT/host.log" >&2; host_pid=; exit 1; }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <set>
 
 #include "analysis/chrome_trace.hpp"
 #include "analysis/graphs.hpp"
@@ -127,12 +126,10 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
       (by->on_waker_cpu ? d.mine : d.other) += w[l];
     }
   }
-  // Every pair of the scheduled classes is listed, none woken as 0: a reader finds each key.
-  std::set<std::string> classes;
-  for (const auto& t : e.threads())
-    if (t->accounted() && t->scheduled()) classes.insert(t->comm());
-  for (const auto& a : classes)
-    for (const auto& b : classes) wakeups[{a, b}];
+  // Every pair of the scheduled classes (the keys of `voluntary`) is listed, none woken as 0: a
+  // reader finds each key.
+  for (const auto& a : voluntary)
+    for (const auto& b : voluntary) wakeups[{a.first, b.first}];
   const double n = results.at("window").at("completions").get<double>();
   auto per = [n](std::uint64_t c) {
     return n > 0 ? nlohmann::json(static_cast<double>(c) / n) : nlohmann::json(nullptr);
