@@ -32,6 +32,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.wake_cycles = c.get("wake_cycles");
   p.wake_local_cycles = c.get("wake_local_cycles");
   p.wake_remote_cycles = c.get("wake_remote_cycles");
+  p.wake_preempt_cycles = c.get("wake_preempt_cycles");
   p.ipi_receive_cycles = c.get("ipi_receive_cycles");
   p.ipi_delivery_ns = c.get("ipi_delivery_ns");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");

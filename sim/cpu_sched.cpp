@@ -228,9 +228,10 @@ double nice_to_weight(int nice) {
   return w[static_cast<std::size_t>(nice + 20)];
 }
 
-CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs)
+CpuScheduler::CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs, double ghz)
     : spec_(spec),
       costs_(costs),
+      ipi_receive_ns_(ghz > 0 ? costs.ipi_receive_cycles / ghz : 0),
       rqs_(static_cast<std::size_t>(cpus)),
       idle_since_(static_cast<std::size_t>(cpus), 0),
       ipi_pending_until_(static_cast<std::size_t>(cpus), -1),
@@ -308,6 +309,8 @@ bool CpuScheduler::wake_needs_ipi(Thread& t, int cpu, TimeNs now) {
   // guest_halt_poll_ns) would not, but the machine says only how the wake-up's delay grows with
   // the idle time (halt_poll_ns, idle_exit_ns), not who polls: the model does not tell them apart.
   if (!q.curr) return true;
+  // resched_curr sends none when the running thread's TIF_NEED_RESCHED is set already.
+  if (q.curr->resched_pending()) return false;
   // Busy: the IPI is resched_curr's, sent only if `t` would preempt. Tried on a copy of the
   // state: `t` placed and queued as enqueue() would, then everything put back.
   account_curr(q, now);
@@ -493,7 +496,7 @@ void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, boo
     Rq& q = rq(t.cpu());
     if (t.sched().pinned || !q.curr) {
       count_wakeup(t, waker, waker_cpu, t.cpu(), by_timer);
-      requeue_delayed(t, now, resched_delay(waker_cpu, t.cpu(), by_timer));
+      requeue_delayed(t, now, resched_of(waker_cpu, t.cpu(), by_timer));
       return;
     }
     account_curr(q, now);
@@ -517,7 +520,7 @@ void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, boo
   count_wakeup(t, waker, waker_cpu, cpu, by_timer);
   if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu,
-          resched_delay(waker_cpu, cpu, by_timer));
+          resched_of(waker_cpu, cpu, by_timer));
 }
 
 // Counted on the wakee by its waker's class and where it was put, as the kernel's sched_waking and
@@ -531,14 +534,14 @@ void CpuScheduler::count_wakeup(Thread& t, const Thread* waker, int waker_cpu, i
 // until the IPI lands, that CPU does not see the request (x86 keeps need_resched folded in
 // preempt_count, which scheduler_ipi sets). A wake from the CPU itself, or by its own timer, is
 // seen at once; so is one from outside the machine (the model has no CPU to send it from).
-TimeNs CpuScheduler::resched_delay(int waker_cpu, int cpu, bool by_timer) const {
-  if (by_timer || waker_cpu < 0 || waker_cpu == cpu) return 0;
-  return costs_.ipi_delivery_ns;
+Resched CpuScheduler::resched_of(int waker_cpu, int cpu, bool by_timer) const {
+  if (by_timer || waker_cpu < 0 || waker_cpu == cpu) return {};
+  return {true, costs_.ipi_delivery_ns};
 }
 
 // A delayed thread is woken on the queue it never left: runnable again there, no placement on
 // another CPU, then the usual wake-up preemption check.
-void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay) {
+void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, Resched resched) {
   auto& se = t.sched();
   Rq& q = rq(t.cpu());
   account_curr(q, now);
@@ -550,7 +553,7 @@ void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay) 
   if (!q.curr) throw std::logic_error("scheduler: " + t.name() + " delayed on an idle CPU");
   se.queued = true;
   q.queued.push_back(&t);
-  check_preempt(q, t, now, resched_delay);
+  check_preempt(q, t, now, resched);
 }
 
 Thread* CpuScheduler::pick_next(Rq& q) {
@@ -578,13 +581,26 @@ void CpuScheduler::drop_delayed(Rq& q) {
 }
 
 // wakeup_preempt: `t` just joined the queue of a CPU that runs `curr`.
-void CpuScheduler::check_preempt(Rq& q, Thread& t, TimeNs now, TimeNs resched_delay) {
+void CpuScheduler::check_preempt(Rq& q, Thread& t, TimeNs now, Resched resched) {
   Thread& curr = *q.curr;
   if (policy_->wakeup_preempt(q, curr, t)) {
     ++preemptions_;
     q.clock_skip = true;
-    if (resched_delay > 0)
-      curr.request_resched_at(now + resched_delay);
+    // resched_curr finds TIF_NEED_RESCHED set already: the preemption asked first, and its IPI if
+    // it sent one, switches the CPU.
+    if (curr.resched_pending()) return;
+    TimeNs delay = resched.delay;
+    if (resched.ipi && ipi_receive_ns_ > 0) {
+      // The IPI's handler (on a VM the exits that deliver it) runs on that CPU before its
+      // schedule(), on the time of the thread it interrupts, as a kick's does.
+      static const Label handler = intern("sysvec_reschedule_ipi");
+      const TimeNs at = now + delay;
+      interrupt_current(curr.cpu(), at, ipi_receive_ns_, costs_.ipi_receive_cycles, handler);
+      ipi_pending(curr.cpu(), at + ipi_receive_ns_);
+      delay += ipi_receive_ns_;
+    }
+    if (delay > 0)
+      curr.request_resched_at(now + delay);
     else
       curr.request_resched();
   } else {
@@ -593,7 +609,7 @@ void CpuScheduler::check_preempt(Rq& q, Thread& t, TimeNs now, TimeNs resched_de
 }
 
 void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup,
-                           bool waker_just_left, TimeNs resched_delay) {
+                           bool waker_just_left, Resched resched) {
   auto& se = t.sched();
   if (se.on_cpu || se.queued || se.delayed)
     throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
@@ -630,7 +646,7 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
   }
   se.queued = true;
   q.queued.push_back(&t);
-  check_preempt(q, t, now, resched_delay);
+  check_preempt(q, t, now, resched);
 }
 
 void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {

@@ -94,9 +94,18 @@ struct FairPolicy::Rq {
   bool clock_skip = false;       // RQCF_REQ_SKIP: the next schedule() keeps the clock as it is
 };
 
+// How a wake-up's preemption reaches the CPU it lands on: at once (from that CPU, by its timer,
+// from outside the machine), or by a reschedule IPI from another CPU that lands `delay` later and
+// whose handler runs before the switch.
+struct Resched {
+  bool ipi = false;
+  TimeNs delay = 0;
+};
+
 class CpuScheduler {
  public:
-  CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs);
+  // ghz: the CPUs' clock, for the time a reschedule IPI's handler takes (ipi_receive_cycles).
+  CpuScheduler(int cpus, const SchedSpec& spec, const PrimitiveCosts& costs, double ghz);
   ~CpuScheduler();
 
   const SchedSpec& spec() const { return spec_; }
@@ -173,7 +182,7 @@ class CpuScheduler {
   static void count_wakeup(Thread& t, const Thread* waker, int waker_cpu, int cpu, bool by_timer);
   bool wake_wide(unsigned waker_flips, const Thread& t) const;
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
-               bool waker_just_left = false, TimeNs resched_delay = 0);
+               bool waker_just_left = false, Resched resched = {});
   void switch_next(int cpu, Thread* prev, TimeNs now);
   void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
   bool movable(const Thread& t, TimeNs now) const;
@@ -184,9 +193,9 @@ class CpuScheduler {
   Thread* pick_next(FairPolicy::Rq& q);  // pick_next_entity: delayed threads picked leave
   void drop_delayed(FairPolicy::Rq& q);  // the CPU goes idle: its delayed threads leave
   void leave_delayed(FairPolicy::Rq& q, Thread& t);
-  void check_preempt(FairPolicy::Rq& q, Thread& t, TimeNs now, TimeNs resched_delay);
-  void requeue_delayed(Thread& t, TimeNs now, TimeNs resched_delay);
-  TimeNs resched_delay(int waker_cpu, int cpu, bool by_timer) const;
+  void check_preempt(FairPolicy::Rq& q, Thread& t, TimeNs now, Resched resched);
+  void requeue_delayed(Thread& t, TimeNs now, Resched resched);
+  Resched resched_of(int waker_cpu, int cpu, bool by_timer) const;
   void util_update(int cpu, TimeNs now);
   void periodic_balance(int cpu, TimeNs now, bool busy);
   // PELT load (cfs_rq->avg.load_avg): each CPU's is the sum of the loads of the threads attached
@@ -203,6 +212,7 @@ class CpuScheduler {
 
   SchedSpec spec_;
   PrimitiveCosts costs_;
+  TimeNs ipi_receive_ns_;  // a reschedule IPI's handler, on the CPU it lands on
   std::unique_ptr<FairPolicy> policy_;
   std::vector<FairPolicy::Rq> rqs_;
   std::vector<TimeNs> idle_since_;

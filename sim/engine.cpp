@@ -185,7 +185,7 @@ Engine::Engine(const MachineSpec& machine, const PrimitiveCosts& costs)
   for (int i = 0; i < machine.external_cpus; ++i)
     impl_->hosts.push_back(zone->create_host("external" + std::to_string(i), machine.ghz * 1e9)->seal());
   zone->seal();
-  sched_ = std::make_unique<CpuScheduler>(machine.cores, machine.sched, costs);
+  sched_ = std::make_unique<CpuScheduler>(machine.cores, machine.sched, costs, machine.ghz);
   // SimGrid changes its clock only when it advances time (no availability profiles are used here),
   // and signals each advance right after it: keep our copy of the clock in step.
   sg_clock_s_ = simgrid::s4u::Engine::get_clock();

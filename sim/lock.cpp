@@ -264,8 +264,9 @@ void Mutex::wait_for_handoff(Thread& self, bool) {
 }
 
 void Mutex::hand_over(Thread& next) {
-  charge_wake(next);
+  const Cycles ipi_send = charge_wake(next);
   next.grant();
+  if (ipi_send > 0) current().charge(ipi_send, sym::wake());
 }
 
 }  // namespace uringsim::sim

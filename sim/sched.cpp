@@ -1,36 +1,46 @@
 #include "sim/sched.hpp"
 
+#include <algorithm>
+
 #include "sim/engine.hpp"
 
 namespace uringsim::sim {
 
-void charge_wake(Thread& target, Wake how) {
+Cycles charge_wake(Thread& target, Wake how) {
   Thread& self = current();
   Engine& e = Engine::get();
   const auto& c = e.costs();
   if (!self.scheduled() || !target.scheduled()) {  // no scheduler decides: the costlier form
     self.charge(c.wake_cycles, sym::wake());
-    return;
+    return 0;
   }
   auto& s = e.scheduler();
   const int cpu = s.wake_target(target, self, how, e.clock_ns());
   if (cpu == self.cpu()) {  // a thread woken onto the waker's own CPU needs no IPI
     self.charge(c.wake_local_cycles, sym::wake());
-    return;
+    return 0;
   }
   // Judged at the engine's date: the waker's pending work runs first, promised unpreempted, so
   // the target CPU's state is the one the wake meets unless another thread acts in between.
   if (!s.wake_needs_ipi(target, cpu, e.clock_ns())) {
     self.charge(c.wake_remote_cycles, sym::wake());
-    return;
+    return 0;
   }
-  self.charge(c.wake_cycles, sym::wake());
   self.count(sym::wake_ipi());
+  if (s.idle(cpu)) {
+    self.charge(c.wake_cycles, sym::wake());
+    return 0;
+  }
+  // A preemption: the wakee is queued under the remote runqueue's lock, then resched_curr sends
+  // the IPI, which lands while its sender is still sending it (ipi_delivery_ns).
+  const Cycles enqueue = std::min(c.wake_remote_cycles, c.wake_preempt_cycles);
+  self.charge(enqueue, sym::wake());
+  return c.wake_preempt_cycles - enqueue;
 }
 
 void wake_up_process(Thread& target, Wake how) {
   Thread& self = current();
-  charge_wake(target, how);
+  const Cycles ipi_send = charge_wake(target, how);
   // A running waker's pending work has a known end if nothing preempts it: the wake takes effect
   // then, without simulating that work now; the work is promised to run unpreempted.
   if (self.scheduled()) {
@@ -40,6 +50,7 @@ void wake_up_process(Thread& target, Wake how) {
   } else {
     target.unpark(how);
   }
+  if (ipi_send > 0) self.charge(ipi_send, sym::wake());
 }
 
 bool kick_process(Thread& target, Cycles send_cycles, Label symbol) {

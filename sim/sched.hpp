@@ -6,9 +6,11 @@
 namespace uringsim::sim {
 
 // Charges the waker (the current thread) its try_to_wake_up: wake_local_cycles if `target` would
-// run on its CPU; wake_cycles if it goes to another CPU with an IPI (counted as one); else
-// wake_remote_cycles.
-void charge_wake(Thread& target, Wake how = Wake::Normal);
+// run on its CPU; wake_cycles if it goes to an idle CPU (an IPI, counted); wake_remote_cycles if
+// to a busy CPU whose thread it does not preempt. One that preempts there (an IPI, counted) costs
+// wake_preempt_cycles, of which this charges the enqueue (up to wake_remote_cycles) and returns
+// the rest, the IPI's send, for the caller to charge once the wake is made visible.
+[[nodiscard]] Cycles charge_wake(Thread& target, Wake how = Wake::Normal);
 void wake_up_process(Thread& target, Wake how = Wake::Normal);  // from the current thread
 // kick_process(target), from the current thread: a task running on another CPU is sent an IPI
 // (true). The sender pays send_cycles (counted under `symbol`); the IPI arrives ipi_delivery_ns

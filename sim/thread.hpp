@@ -180,6 +180,8 @@ class Thread {
   // reschedule IPI has landed (scheduler_ipi folds TIF_NEED_RESCHED into preempt_count, which is
   // what cond_resched() and the return from an interrupt test), at `at`.
   void request_resched_at(TimeNs at);
+  // A preemption is asked (TIF_NEED_RESCHED set), landed or not: another needs no IPI.
+  bool resched_pending() const { return need_resched_ || resched_at_ != kNoResched; }
   void rq_changed();  // threads wait for this one's CPU: a spin re-checks at ticks
   void set_cpu(int cpu) { cpu_ = cpu; }
   // SimGrid calls, each with this thread's horizon set for the others' lookahead (sim/horizon.hpp).

@@ -21,12 +21,17 @@ struct PrimitiveCosts {
   // To another CPU's queue without an IPI: that CPU is busy and the woken thread does not preempt
   // it. wake_cycles is the wake with the IPI.
   Cycles wake_remote_cycles = 0;
+  // To a busy CPU whose thread the woken one preempts: resched_curr's IPI interrupts a running CPU
+  // (on a VM a running vCPU, which costs its sender more than waking a halted one). The wake is
+  // visible after the wake_remote_cycles part; the IPI's send is the rest.
+  Cycles wake_preempt_cycles = 0;
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
   Cycles migrate_cycles = 0;            // a thread's first run on another CPU: its cache state follows it
   Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)
-  // What an IPI that kicks a running task (kick_process) takes from that task's CPU: the
-  // interrupt's entry and exit, on a VM the exits; charged to the task (sim::kick_process).
+  // What a reschedule IPI takes from the running thread of the CPU it lands on: the interrupt's
+  // entry and exit, on a VM the exits; charged to that thread. Sent by a kick (kick_process) and
+  // by a wake-up that preempts another CPU's thread (resched_curr).
   Cycles ipi_receive_cycles = 0;
   // When that interrupt lands, from the start of the sender's IPI send: within the send (on a VM
   // the two ends' exits overlap), never after its end.

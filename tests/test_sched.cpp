@@ -480,11 +480,12 @@ TEST_CASE(
 TEST_CASE(
     "sched: a wake-up to another CPU sends an IPI only if that CPU is idle or the woken thread preempts") {
   // 1 GHz: cycles are ns. The waker's try_to_wake_up costs 100 onto its own CPU, 400 onto a busy
-  // CPU that keeps its thread, 1000 with the IPI.
+  // CPU that keeps its thread, 1000 with the IPI to an idle CPU, 3000 with one to a busy CPU.
   PrimitiveCosts c;
   c.wake_local_cycles = 100;
   c.wake_remote_cycles = 400;
   c.wake_cycles = 1000;
+  c.wake_preempt_cycles = 3000;
   Engine e(machine(2, SchedPolicy::Eevdf), c);
   ThreadOptions light, heavy;
   light.weight = 15.0 / 1024;     // nice 19: its deadline is far off, it preempts nobody
@@ -520,10 +521,68 @@ TEST_CASE(
   REQUIRE(cost.size() == 4);
   CHECK(cost[0] == Approx(1000));
   CHECK(cost[1] == Approx(400));
-  CHECK(cost[2] == Approx(1000));
+  CHECK(cost[2] == Approx(3000));
   CHECK(cost[3] == Approx(100));
   // Counted as the host counts IPIs: one per wake-up that sent one (no window: the whole run).
   CHECK(waker.window_counts_by_symbol().at(sym::wake_ipi()) == 2);
+}
+
+TEST_CASE(
+    "sched: a wake-up that preempts another CPU's thread is queued after the enqueue part of its cost; "
+    "its IPI lands ipi_delivery_ns later and its handler runs there before the switch") {
+  // 1 GHz: cycles are ns. The preempting wake costs the waker 1000, of which the enqueue is the
+  // first 400; the IPI lands 1000 after that and its handler takes 2000 of the hog's time.
+  PrimitiveCosts c;
+  c.wake_remote_cycles = 400;
+  c.wake_preempt_cycles = 1000;
+  c.ipi_delivery_ns = 1000;
+  c.ipi_receive_cycles = 2000;
+  Engine e(machine(2, SchedPolicy::Eevdf), c);
+  ThreadOptions heavy, heavier;
+  heavy.weight = 9548.0 / 1024;     // nice -10: an earlier deadline than the hog's, it preempts
+  heavier.weight = 88761.0 / 1024;  // nice -20: earlier still
+  TimeNs woken_runs = -1, hog_done = -1, t0 = -1, waker_after = -1;
+  Thread& pushy = e.spawn(
+      "pushy", "app", 1,
+      [&] {
+        current().park();
+        woken_runs = now_ns();
+      },
+      heavy);
+  // Woken 10 ns after the first wake's cost, before the hog has switched, and the pick then: the
+  // hog's TIF_NEED_RESCHED is set already, so resched_curr sends no second IPI and the hog takes
+  // one handler.
+  TimeNs second_runs = -1;
+  Thread& second = e.spawn(
+      "second", "app", 1,
+      [&] {
+        current().park();
+        second_runs = now_ns();
+      },
+      heavier);
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(3.5 * kMs);  // the hog's first slice is over: it is not protected
+    t0 = current().local_now_ns();
+    wake_up_process(pushy);
+    waker_after = current().local_now_ns();
+    current().sleep_ns(10);
+    wake_up_process(second);
+  });
+  Thread& hog = e.spawn("hog", "app", 1, [&] {
+    current().sleep_ns(1.5 * kMs);
+    current().compute(20 * kMs, intern("work"));
+    hog_done = now_ns();
+  });
+  e.run_until_ns(1e9);
+  CHECK(waker_after - t0 == Approx(1000));
+  // The CPU switches when the first IPI's handler is done, to the pick then.
+  CHECK(second_runs - t0 == Approx(400 + 1000 + 2000));
+  // The handler's time is the hog's, under its own name, and its work ends that much later.
+  const Label handler = intern("sysvec_reschedule_ipi");
+  REQUIRE(handler < hog.cycles_by_symbol().size());
+  CHECK(hog.cycles_by_symbol()[handler] == Approx(2000));
+  CHECK(hog_done == Approx(1.5 * kMs + 20 * kMs + 2000));
+  CHECK(woken_runs >= second_runs);
 }
 
 TEST_CASE(
