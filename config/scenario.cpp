@@ -1,5 +1,6 @@
 #include "config/scenario.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -138,6 +139,14 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     if (!doc.contains("costs")) doc["costs"] = ojson::object();
     for (const auto& [key, c] : opts.calibration->costs)
       if (!doc["costs"].contains(key)) doc["costs"][key] = c.value;
+    // A calibration made before wake_preempt_cycles existed neither measured nor kept it: the
+    // wake-up with an IPI (wake_cycles) is what every version before charged there.
+    const auto& cal = *opts.calibration;
+    const bool kept = std::any_of(cal.defaults_kept.begin(), cal.defaults_kept.end(),
+                                  [](const auto& k) { return k.first == "wake_preempt_cycles"; });
+    if (!cal.costs.count("wake_preempt_cycles") && !kept && doc["costs"].contains("wake_cycles") &&
+        !doc["costs"].contains("wake_preempt_cycles"))
+      doc["costs"]["wake_preempt_cycles"] = doc["costs"]["wake_cycles"];
   }
   fill_defaults(schema, root, doc);
   check_window(doc, label);

@@ -282,20 +282,33 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
               "(try_to_wake_up, including the IPI to that CPU)",
               w_idle, fw0, w_idle - fw0, at_ghz, wake),
           scaled(m.wake_call_idle, G));
-    if (!m.wake_call_remote.empty()) {
-      const double w_remote = median(m.wake_call_remote);
-      e.put("wake_remote_cycles", e.cyc(w_remote - fw0),
-            fmt::format(
-                "the waker's FUTEX_WAKE call when the thread it wakes sleeps on another CPU that is busy "
-                "with a spinning thread, and is SCHED_IDLE, so it preempts nothing and no IPI is sent: "
-                "{:.0f} ns, less FUTEX_WAKE with nobody waiting ({:.0f} ns) = {:.0f} ns {} = {:.0f} cycles",
-                w_remote, fw0, w_remote - fw0, at_ghz, e.cyc(w_remote - fw0)),
-            scaled(minus(m.wake_call_remote, m.futex_wake_none), G));
-    } else {
+    // A FUTEX_WAKE to another CPU, less one with nobody waiting: the waker's try_to_wake_up.
+    const auto put_wake_call = [&](const char* key, const std::vector<double>& calls,
+                                   const std::string& when) {
+      const double w = median(calls);
+      e.put(key, e.cyc(w - fw0),
+            fmt::format("the waker's FUTEX_WAKE call when {}: {:.0f} ns, less FUTEX_WAKE with nobody waiting "
+                        "({:.0f} ns) = {:.0f} ns {} = {:.0f} cycles",
+                        when, w, fw0, w - fw0, at_ghz, e.cyc(w - fw0)),
+            scaled(minus(calls, m.futex_wake_none), G));
+    };
+    if (!m.wake_call_remote.empty())
+      put_wake_call("wake_remote_cycles", m.wake_call_remote,
+                    "the thread it wakes sleeps on another CPU that is busy with a spinning thread, and is "
+                    "SCHED_IDLE, so it preempts nothing and no IPI is sent");
+    else
       e.keep("wake_remote_cycles", m.wake_remote_unavailable.empty()
                                        ? "the wake to a busy CPU without preemption was not measured"
                                        : m.wake_remote_unavailable);
-    }
+    if (!m.wake_call_busy.empty())
+      put_wake_call(
+          "wake_preempt_cycles", m.wake_call_busy,
+          fmt::format("the thread it wakes sleeps on another CPU where a thread spins, which the woken "
+                      "one preempts (the reschedule IPI to a running CPU; it ran {:.0f} ns after the "
+                      "call began)",
+                      median(m.wake_busy)));
+    else
+      e.keep("wake_preempt_cycles", "the wake to a busy CPU was not measured");
     const double idle = median(m.wake_idle);
     // The wake-up's delay by how long the target CPU was idle: the shortest idle is a CPU that
     // still polls (no halt to leave), the longest one that halted.
@@ -325,6 +338,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   } else {
     e.keep("wake_cycles", why_not(m.cross_cpu_unavailable));
     e.keep("wake_remote_cycles", why_not(m.cross_cpu_unavailable));
+    e.keep("wake_preempt_cycles", why_not(m.cross_cpu_unavailable));
     e.keep("wakeup_latency_ns", why_not(m.cross_cpu_unavailable));
   }
 

@@ -32,6 +32,7 @@ struct Measurements {
   std::vector<double> wake_call_idle;    // the waker's FUTEX_WAKE of a thread asleep on another, idle CPU
   std::vector<double> wake_idle;         // that wake: from the waker's call to the woken thread running
   std::vector<double> wake_busy;         // the same to a CPU where another thread spins
+  std::vector<double> wake_call_busy;    // the waker's FUTEX_WAKE there: it preempts the spinner (an IPI)
   std::vector<double> speed_ns_per_add;  // host/speed_probe.hpp at the start of each pass
   // host/stall_probe.hpp on each CPU in each pass: the period of a busy CPU's stalls, their length
   std::vector<double> stall_every_ns, stall_ns;

@@ -202,9 +202,11 @@ void measure_wakeups(const Bench& b, Measurements& m) {
     for (int r = 0; r < b.rounds(40) && !b.stopping(); ++r) {
       Sample s = wake_other_cpu(b, 10, Target::Busy);
       m.wake_busy.insert(m.wake_busy.end(), s.one_way.begin(), s.one_way.end());
+      m.wake_call_busy.insert(m.wake_call_busy.end(), s.call.begin(), s.call.end());
     }
     if (m.wake_busy.empty()) b.fail("futex wake to a busy CPU: the sleeper never slept before its wake-up");
-    b.say(fmt::format("  wake to busy CPU {}: {:.0f} ns one-way", b.cpu_b, median(m.wake_busy)));
+    b.say(fmt::format("  wake to busy CPU {}: {:.0f} ns one-way, FUTEX_WAKE call {:.0f} ns", b.cpu_b,
+                      median(m.wake_busy), median(m.wake_call_busy)));
     bool refused = false;
     for (int r = 0; r < b.rounds(40) && !b.stopping() && !refused; ++r) {
       Sample s = wake_other_cpu(b, 10, Target::NoPreempt);

@@ -100,6 +100,7 @@ host::calib::Measurements synthetic() {
   m.wake_by_idle = {v(4000), v(5000), v(9000)};
   m.wake_busy = v(5000);
   m.wake_call_remote = v(700);
+  m.wake_call_busy = v(1900);
   m.speed_ns_per_add = {0.6, 0.5, 0.9};
   m.stall_every_ns = {700e3, 600e3, 1000e3};
   m.stall_ns = {20e3, 18e3, 25e3};
@@ -248,6 +249,8 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK(c.machine.wake_busy_ns == Approx(5000));
   // A wake onto a busy CPU that it does not preempt (no IPI): its call less the empty FUTEX_WAKE.
   CHECK(c.costs.at("wake_remote_cycles").value == Approx((700 - 120) * G));
+  // A wake onto a busy CPU that it preempts (the IPI to a running CPU): likewise.
+  CHECK(c.costs.at("wake_preempt_cycles").value == Approx((1900 - 120) * G));
   // The CPU speed probe: the median over the passes, recorded but not a cost.
   REQUIRE(c.machine.speed_ns_per_add);
   CHECK(*c.machine.speed_ns_per_add == Approx(0.6));
@@ -292,6 +295,7 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   one.wake_idle.clear();
   one.wake_busy.clear();
   one.wake_call_remote.clear();
+  one.wake_call_busy.clear();
   one.wake_by_idle.clear();
   one.tcp_rtt_cross.clear();
   one.tcp_rtt_same.clear();
@@ -299,6 +303,7 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   const auto single = host::calib::derive_calibration(one, synthetic_machine(), false);
   CHECK(single.costs.count("wake_cycles") == 0);
   CHECK(single.costs.count("wake_remote_cycles") == 0);
+  CHECK(single.costs.count("wake_preempt_cycles") == 0);
   CHECK(!single.machine.wake_idle_ns);
   bool listed = false;
   for (const auto& [key, reason] : single.defaults_kept)
@@ -393,8 +398,9 @@ TEST_CASE("calibration file: bad content is an error naming the file and the JSO
   CHECK(with([](auto& d) {
           d["machine"]["idle_exit_curve"] = {{2000, -1}};
         }).find("cal.json: /machine/idle_exit_curve/0: expected a point [idle_ns, exit_ns]") == 0);
-  CHECK(with([](auto& d) { d["machine"]["stall_ns"] = 20000; })
-            .find("cal.json: /machine: expected stall_every_ns and stall_ns together, or neither") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["stall_ns"] = 20000;
+        }).find("cal.json: /machine: expected stall_every_ns and stall_ns together, or neither") == 0);
   CHECK(parse_error("{\"format\": 1, \"format\": 2}").find("duplicate key") != std::string::npos);
 }
 
@@ -472,6 +478,33 @@ TEST_CASE(
   CHECK(plain.calibration.is_null());
   CHECK(plain.at("/machine/cores") == 8);
   CHECK(plain.costs.get("syscall_cycles") == config::CostTable::defaults().get("syscall_cycles"));
+}
+
+TEST_CASE(
+    "calibration applied: one made before wake_preempt_cycles existed charges its wake_cycles there; one "
+    "that measured it, or kept its default, is taken as it is") {
+  auto plain = nlohmann::json::parse(kQueueScenario);
+  plain.erase("costs");
+  const std::string scenario = plain.dump();
+  config::LoadOptions lo;
+  lo.calibration =
+      config::parse_calibration_text(calibration_doc({{"wake_cycles", 4000.0}}).dump(), "old.json");
+  CHECK(config::load_scenario_text(scenario, "q.json", lo).costs.get("wake_preempt_cycles") == 4000);
+  // The scenario's own wake_cycles is the one charged, as it was before.
+  CHECK(config::load_scenario_text(kQueueScenario, "q.json", lo).costs.get("wake_preempt_cycles") == 111);
+  lo.calibration = config::parse_calibration_text(
+      calibration_doc({{"wake_cycles", 4000.0}, {"wake_preempt_cycles", 9000.0}}).dump(), "new.json");
+  CHECK(config::load_scenario_text(scenario, "q.json", lo).costs.get("wake_preempt_cycles") == 9000);
+  auto kept = calibration_doc({{"wake_cycles", 4000.0}});
+  kept["defaults_kept"].push_back({{"key", "wake_preempt_cycles"}, {"reason", "not measured"}});
+  lo.calibration = config::parse_calibration_text(kept.dump(), "kept.json");
+  CHECK(config::load_scenario_text(scenario, "q.json", lo).costs.get("wake_preempt_cycles") ==
+        config::CostTable::defaults().get("wake_preempt_cycles"));
+  // The scenario's own entry wins, as for any cost.
+  plain["costs"]["wake_preempt_cycles"] = 777;
+  lo.calibration =
+      config::parse_calibration_text(calibration_doc({{"wake_cycles", 4000.0}}).dump(), "old.json");
+  CHECK(config::load_scenario_text(plain.dump(), "q.json", lo).costs.get("wake_preempt_cycles") == 777);
 }
 
 TEST_CASE("run --calibration: a much larger syscall_cycles lowers seed 000 hybrid's throughput") {
