@@ -61,7 +61,9 @@ std::map<std::string, Run> page_runs(const Page& page, const Plan& plan) {
     }
     runs[id] = Run{cmd, out, false, {}, {}};
   }
-  const auto shown = uringsim_commands(page);
+  // A stdout marker may also read one of the page's bench/ scripts (they print JSON too).
+  auto shown = uringsim_commands(page);
+  for (auto& c : shown_commands(page, "bench/")) shown.push_back(std::move(c));
   for (const auto& [id, cmd] : plan.stdout_runs) {
     if (std::find(shown.begin(), shown.end(), cmd) == shown.end())
       throw MarkerError(fmt::format("'stdout {}: {}': the page shows no such command", id, cmd));

@@ -195,7 +195,7 @@ std::pair<std::size_t, std::size_t> Page::paragraph_after(std::size_t offset) co
   return {a, e == std::string::npos ? text_.size() : e};
 }
 
-std::vector<std::string> uringsim_commands(const Page& page) {
+std::vector<std::string> shown_commands(const Page& page, const std::string& program) {
   std::vector<std::string> out;
   for (const auto& b : page.code_blocks()) {
     if (b.lang != "sh" && b.lang != "bash") continue;
@@ -225,7 +225,7 @@ std::vector<std::string> uringsim_commands(const Page& page) {
           break;
         }
       }
-      const auto at = l.find("build/tools/uringsim ");
+      const auto at = l.find(program);
       if (at == std::string::npos) continue;
       if (at != 0 && l.substr(0, at).find("&& ") == std::string::npos) continue;
       std::string cmd = l.substr(at);
@@ -237,6 +237,10 @@ std::vector<std::string> uringsim_commands(const Page& page) {
     }
   }
   return out;
+}
+
+std::vector<std::string> uringsim_commands(const Page& page) {
+  return shown_commands(page, "build/tools/uringsim ");
 }
 
 int rounded_zeros(const Number& n) {

@@ -67,8 +67,10 @@ class Page {
   std::vector<std::size_t> line_starts_;
 };
 
-// Shell commands of the page's sh blocks: continuation lines joined, comments dropped, and for
-// "a && b" chains the part that runs uringsim.
+// Shell commands of the page's sh blocks that start with `program` (e.g. "bench/"): continuation
+// lines joined, comments dropped, and for "a && b" chains the part that runs it.
+std::vector<std::string> shown_commands(const Page& page, const std::string& program);
+// The same for "build/tools/uringsim ".
 std::vector<std::string> uringsim_commands(const Page& page);
 
 // How many trailing zeros of a shown integer are rounding ("67 200": 2; one zero, as in "6460", is
