@@ -590,15 +590,9 @@ void CpuScheduler::check_preempt(Rq& q, Thread& t, TimeNs now, Resched resched) 
     // it sent one, switches the CPU.
     if (curr.resched_pending()) return;
     TimeNs delay = resched.delay;
-    if (resched.ipi && ipi_receive_ns_ > 0) {
-      // The IPI's handler (on a VM the exits that deliver it) runs on that CPU before its
-      // schedule(), on the time of the thread it interrupts, as a kick's does.
-      static const Label handler = intern("sysvec_reschedule_ipi");
-      const TimeNs at = now + delay;
-      interrupt_current(curr.cpu(), at, ipi_receive_ns_, costs_.ipi_receive_cycles, handler);
-      ipi_pending(curr.cpu(), at + ipi_receive_ns_);
-      delay += ipi_receive_ns_;
-    }
+    // The IPI's handler (on a VM the exits that deliver it) runs on that CPU before its
+    // schedule(), on the time of the thread it interrupts, as a kick's does.
+    if (resched.ipi && ipi_receive_ns_ > 0) delay += land_reschedule_ipi(curr.cpu(), now + delay);
     if (delay > 0)
       curr.request_resched_at(now + delay);
     else
@@ -777,6 +771,12 @@ void CpuScheduler::interrupt_current(int cpu, TimeNs now, TimeNs ns, Cycles cycl
   if (!c) return;
   steal(cpu, now, ns);
   c->account(cycles, symbol);
+}
+
+TimeNs CpuScheduler::land_reschedule_ipi(int cpu, TimeNs at) {
+  interrupt_current(cpu, at, ipi_receive_ns_, costs_.ipi_receive_cycles, sym::reschedule_ipi());
+  ipi_pending(cpu, at + ipi_receive_ns_);
+  return ipi_receive_ns_;
 }
 
 void CpuScheduler::ipi_pending(int cpu, TimeNs until) {

@@ -141,6 +141,9 @@ class CpuScheduler {
   // The reschedule IPI sent to `cpu` is pending until `until` (its handler has run): another one
   // sent meanwhile merges into it (one vector, one bit in the local APIC's IRR).
   void ipi_pending(int cpu, TimeNs until);
+  // A reschedule IPI lands on `cpu` at `at`: its handler (ipi_receive_cycles) runs on the current
+  // thread's time, and the IPI is pending until it is done. Returns the handler's duration.
+  TimeNs land_reschedule_ipi(int cpu, TimeNs at);
   bool ipi_pending_at(int cpu, TimeNs now) const {
     return now < ipi_pending_until_[static_cast<std::size_t>(cpu)];
   }

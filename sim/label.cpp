@@ -66,6 +66,10 @@ Label wake_ipi() {
   static const Label l = intern("smp_send_reschedule");
   return l;
 }
+Label reschedule_ipi() {
+  static const Label l = intern("sysvec_reschedule_ipi");
+  return l;
+}
 Label schedule() {
   static const Label l = intern("__schedule");
   return l;

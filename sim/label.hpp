@@ -31,6 +31,7 @@ Label spin_slowpath();       // native_queued_spin_lock_slowpath
 Label mutex_lock();          // mutex_lock
 Label wake();                // try_to_wake_up
 Label wake_ipi();            // smp_send_reschedule: a wake-up's IPI to another CPU
+Label reschedule_ipi();      // sysvec_reschedule_ipi: that IPI's handler, on the CPU it lands on
 Label schedule();            // __schedule
 Label migrate();             // a thread's move to another CPU: its count, and its first run's cache misses
 Label switch_voluntary();    // a thread left its CPU because it blocked (the kernel's nvcsw)

@@ -81,10 +81,7 @@ bool kick_process(Thread& target, Cycles send_cycles, Label symbol) {
   const Cycles before = std::min(send_cycles, e.ns_to_cycles(e.costs().ipi_delivery_ns));
   self.charge(before, symbol);
   self.reach_shared();
-  static const Label sym = intern("sysvec_reschedule_ipi");
-  const TimeNs at = self.local_now_ns(), ns = e.cycles_to_ns(c);
-  e.scheduler().interrupt_current(target.cpu(), at, ns, c, sym);
-  e.scheduler().ipi_pending(target.cpu(), at + ns);
+  e.scheduler().land_reschedule_ipi(target.cpu(), self.local_now_ns());
   self.charge(send_cycles - before, symbol);
   return true;
 }
