@@ -21,6 +21,8 @@ const std::map<std::string, std::string>& never_measured() {
       {"iowq_list_lines", "a count of cache lines taken from the kernel source, not a cost"},
       {"iowq_free_list_lines", "a count of cache lines taken from the kernel source, not a cost"},
       {"iowq_count_lines", "a count of cache lines taken from the kernel source, not a cost"},
+      {"iowq_worker_lines", "a count of cache lines taken from the kernel source, not a cost"},
+      {"ttwu_running_lines", "a count of cache lines taken from the kernel source, not a cost"},
       {"net_one_way_ns",
        "on loopback the data is queued at the peer inside send() (the TCP benchmark's recv finds it at "
        "once); "

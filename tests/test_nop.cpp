@@ -108,9 +108,12 @@ TEST_CASE("nop: on 6.x the submitter's task_work frees each NOP io-wq completed;
 TEST_CASE("nop: on 6.x an enqueue counts an awake free worker as found, so one bound worker serves it all") {
   // Batches of 10 with up to 4 bound workers: the first enqueue wakes the idle worker, the next
   // nine find it still on the free list (awake) and neither wake nor create another. On 5.18
-  // each enqueue looks for a worker the wake-up actually wakes, and all four are created.
-  const auto today = run_nop("nop-first-free-6x", "--variant global --set kernel.era=6.x");
-  const auto before = run_nop("nop-first-free-518", "--variant global --set kernel.era=5.18");
+  // each enqueue looks for a worker the wake-up actually wakes, and all four are created. The
+  // woken worker runs 20 us later, after the batch's enqueues: once it has taken an item it is
+  // off the free list, and a later enqueue would create a second worker on any era.
+  const std::string slow_wake = " --set costs.wakeup_latency_ns=20000";
+  const auto today = run_nop("nop-first-free-6x", "--variant global --set kernel.era=6.x" + slow_wake);
+  const auto before = run_nop("nop-first-free-518", "--variant global --set kernel.era=5.18" + slow_wake);
   CHECK(today["iowq"]["bound"]["workers_peak"].get<int>() == 1);
   CHECK(before["iowq"]["bound"]["workers_peak"].get<int>() == 4);
 }

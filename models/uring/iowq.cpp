@@ -14,7 +14,7 @@ struct Syms {
              busy = sim::intern("__io_worker_busy"), handle = sim::intern("io_worker_handle_work"),
              create = sim::intern("create_io_thread"), worker = sim::intern("io_wqe_worker"),
              dec_running = sim::intern("io_wqe_dec_running"),
-             create_check = sim::intern("io_wqe_create_worker");
+             create_check = sim::intern("io_wqe_create_worker"), ttwu_running = sim::intern("try_to_wake_up");
   sim::Label site_enqueue = sim::intern("io_wqe_enqueue"), site_create = sim::intern("io_wqe_create_worker"),
              site_new = sim::intern("create_io_worker"), site_worker = sim::intern("io_wqe_worker"),
              site_handle = sim::intern("io_worker_handle_work"),
@@ -139,16 +139,29 @@ bool IoWq::cancel_one(IoWqAcct& acct, Request* match) {
 }
 
 bool IoWq::activate_free_worker(IoWqAcct& acct) {
+  auto& self = sim::current();
+  walk_woke_ = false;
   for (IoWqWorker* w : free_list_) {
     if (&w->acct_ != &acct) continue;
+    // The worker's lines are where it last ran. Under the workers lock they came with the lock
+    // (iowq_free_list_lines); the lockless walk fetches them itself.
+    const double remote = w->thread_ && w->thread_->cpu() != self.cpu() ? c_.cacheline_transfer : 0;
+    if (!locks_->wake_under_workers_lock()) self.charge(c_.iowq_worker_lines * remote, syms().enqueue);
     if (w->asleep_) {  // TASK_INTERRUPTIBLE: wake_up_process() wakes it
       w->asleep_ = false;
       sim::wake_up_process(*w->thread_);
+      walk_woke_ = true;
       return true;
     }
-    // Awake (just woken, or finishing work): 6.x counts it as found, since it will look at the
-    // list again; before, only a worker the wake-up actually woke counted.
-    if (k_.iowq_wake_first_free) return true;
+    // Awake (just woken, or finishing work). 6.x counts it as found, since it will look at the
+    // list again, and its wake_up_process() takes the worker's pi_lock and reads its state. Before,
+    // only a worker the wake-up actually woke counted; the kernel's would also wake one still
+    // TASK_INTERRUPTIBLE at the top of its loop and stop there, which this walk does not track,
+    // so it passes over more awake workers than the kernel and is not charged for them.
+    if (k_.iowq_wake_first_free) {
+      self.charge(c_.pi_lock + c_.ttwu_running_lines * remote, syms().ttwu_running);
+      return true;
+    }
   }
   return false;
 }
@@ -158,10 +171,11 @@ bool IoWq::activate_free_worker_rcu(IoWqAcct& acct) {
   // simulation's date, with the pending work run first and the work a wake-up promised run at once
   // after, as around a lock's sections. (Without the second flush the lookahead broke: a thread
   // resumed before its horizon, twin/echo-unpinned.json async-4.)
+  // A walk that woke nobody leaves only its own CPU work, which needs no interaction of its own.
   sim::current().flush();
-  const bool woke = activate_free_worker(acct);
-  sim::current().flush();
-  return woke;
+  const bool found = activate_free_worker(acct);
+  if (walk_woke_) sim::current().flush();
+  return found;
 }
 
 bool IoWq::create_worker(IoWqAcct& acct) {

@@ -123,6 +123,7 @@ class IoWq {
   const UringCosts& c_;
   Task& owner_;
   CpuPlacer& placer_;
+  bool walk_woke_ = false;  // the last activate_free_worker woke a worker
   std::unique_ptr<IoWqLocking> locks_;
   std::array<IoWqAcct, 2> acct_;
   std::deque<IoWqWorker*> free_list_;  // hlist: new free workers go to the head

@@ -109,6 +109,9 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.iowq_free_list_lines = t.get("iowq_free_list_lines");
   c.iowq_count_lines = t.get("iowq_count_lines");
   c.cacheline_transfer = t.get("spin_lock_migrate_cycles");
+  c.iowq_worker_lines = t.get("iowq_worker_lines");
+  c.ttwu_running_lines = t.get("ttwu_running_lines");
+  c.pi_lock = t.get("spin_lock_fast_cycles");
   c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
   c.worker_create = t.get("worker_create_cycles");
   c.app_cqe = t.get("app_cqe_cycles");

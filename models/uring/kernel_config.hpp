@@ -75,6 +75,10 @@ struct UringCosts {
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;
   sim::Cycles cacheline_transfer;
+  // A free worker as the lockless walk finds it, and wake_up_process() of one that is awake: its
+  // lines come from its CPU; the pi_lock is a plain uncontended spinlock.
+  double iowq_worker_lines, ttwu_running_lines;
+  sim::Cycles pi_lock;
   sim::Cycles app_cqe, app_sqe_prep, app_batch;
   sim::Cycles buf_ring_select, app_buf_recycle;  // provided buffer rings (multishot receive)
   sim::Cycles rw_complete, iopoll_pass, sq_loop_pass, fio_io, nop_issue;
