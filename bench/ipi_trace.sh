@@ -11,38 +11,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/uringsim}
-T=/sys/kernel/tracing
+. bench/tracefs.sh
 [ "$(id -u)" = 0 ] || { echo "ipi_trace: needs root (ftrace)" >&2; exit 2; }
 OUT=$(mktemp -d)
-mounted=
-armed=
-buffer_kb=
 cleanup() {
-  if [ -n "$armed" ]; then
-    echo 0 >"$T/tracing_on" || true
-    echo >"$T/set_event" || true
-    [ -n "$buffer_kb" ] && echo "$buffer_kb" >"$T/buffer_size_kb" || true
-  fi
-  [ -n "$mounted" ] && umount "$T" 2>/dev/null || true
+  tracefs_close
   if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$OUT"/. "$KEEP"/; fi
   rm -rf "$OUT"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-if [ ! -d "$T/events" ]; then
-  mount -t tracefs nodev "$T" || { echo "ipi_trace: cannot mount tracefs at $T" >&2; exit 2; }
-  mounted=1
-fi
-if [ "$(cat "$T/tracing_on")" = 1 ] && [ -n "$(cat "$T/set_event")" ]; then
-  echo "ipi_trace: ftrace is in use (tracing_on and events set); not touching it" >&2
-  exit 2
-fi
-buffer_kb=$(sed -n 's/.*expanded: \([0-9]*\).*/\1/p; t; s/^\([0-9]*\).*/\1/p' "$T/buffer_size_kb")
-armed=1
-echo 0 >"$T/tracing_on"
-echo >"$T/trace"
-echo 16384 >"$T/buffer_size_kb"
-echo >"$T/set_event"
+tracefs_open ipi_trace 16384
 echo ipi:ipi_send_cpu >>"$T/set_event"
 echo ipi:ipi_send_cpumask >>"$T/set_event"
 echo 1 >"$T/tracing_on"

@@ -16,47 +16,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/uringsim}
-T=/sys/kernel/tracing
+. bench/tracefs.sh
 [ "$(id -u)" = 0 ] || { echo "sched_trace: needs root (ftrace)" >&2; exit 2; }
 OUT=$(mktemp -d)
-mounted=
 host_pid=
-buffer_kb=
-tracing_was=
-armed=
 cleanup() {
-  if [ -n "$armed" ]; then
-    echo 0 >"$T/tracing_on" || true
-    echo >"$T/set_event" || true
-    echo 0 >"$T/events/raw_syscalls/filter" || true
-    [ -n "$buffer_kb" ] && echo "$buffer_kb" >"$T/buffer_size_kb" || true
-    [ -n "$tracing_was" ] && echo "$tracing_was" >"$T/tracing_on" || true
-  fi
+  [ -n "$tracefs_armed" ] && { echo 0 >"$T/events/raw_syscalls/filter" || true; }
+  tracefs_close
   [ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null || true
-  [ -n "$mounted" ] && umount "$T" 2>/dev/null || true
   if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$OUT"/. "$KEEP"/; fi
   rm -rf "$OUT"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-if [ ! -d "$T/events" ]; then
-  mount -t tracefs nodev "$T" || { echo "sched_trace: cannot mount tracefs at $T" >&2; exit 2; }
-  mounted=1
-fi
-# Someone else's tracing session is left alone: this script would clear its events.
-if [ "$(cat "$T/tracing_on")" = 1 ] && [ -n "$(cat "$T/set_event")" ]; then
-  echo "sched_trace: ftrace is in use (tracing_on and events set); not touching it" >&2
-  exit 2
-fi
-# Restored on exit: the size per CPU, or the size it would expand to ("7 (expanded: 1408)").
-buffer_kb=$(sed -n 's/.*expanded: \([0-9]*\).*/\1/p; t; s/^\([0-9]*\).*/\1/p' "$T/buffer_size_kb")
-tracing_was=$(cat "$T/tracing_on")
-armed=1
-echo 0 >"$T/tracing_on"
-echo >"$T/trace"
 # 64 MiB per CPU: a 0.6 s echo run at 20 000 round trips/s logs about 150 000 events (~25 MB).
-echo 65536 >"$T/buffer_size_kb"
-echo >"$T/set_event"
+tracefs_open sched_trace 65536
 for e in sched_switch sched_waking sched_wakeup sched_migrate_task; do echo "sched:$e" >>"$T/set_event"; done
 if [ "${SYSCALLS:-0}" = 1 ]; then
   echo 'comm ~ "client-*"' >"$T/events/raw_syscalls/filter"
