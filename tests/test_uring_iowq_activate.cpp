@@ -32,7 +32,7 @@ struct Seen {
 // Read 1 creates worker 0 and leaves it asleep on the free list. Then one enter queues reads 2
 // and 3 (IOSQE_ASYNC): read 2 wakes the sleeping worker; read 3 finds it awake on the free list
 // (it runs kL later), which 6.x counts as found and 5.x passes over.
-Seen enqueue_two(const char* era, int cores, double worker_lines, double running_lines) {
+Seen enqueue_two(const char* era, int cores) {
   sim::PrimitiveCosts pc;
   pc.wakeup_latency_ns = kL;
   KernelConfig k = test::test_kernel();
@@ -44,8 +44,8 @@ Seen enqueue_two(const char* era, int cores, double worker_lines, double running
   UringCosts uc = test::zero_uring_costs();
   uc.cacheline_transfer = kLine;
   uc.pi_lock = kPiLock;
-  uc.iowq_worker_lines = worker_lines;
-  uc.ttwu_running_lines = running_lines;
+  uc.iowq_worker_lines = 1;
+  uc.ttwu_running_lines = 1;
   // Three CPUs: the app on 0, the peer's CPU 2 reserved, worker 0 on CPU 1. One: all share it.
   UringWorld w(cores, pc, k, uc);
   DiskFile disk(11, 10000);
@@ -76,7 +76,7 @@ Seen enqueue_two(const char* era, int cores, double worker_lines, double running
 TEST_CASE(
     "uring: 6.x's lockless walk pays for a free worker's line from its CPU, and for waking one that is "
     "awake") {
-  const Seen s = enqueue_two("6.x", 3, 1, 1);
+  const Seen s = enqueue_two("6.x", 3);
   CHECK(s.worker_cpu == 1);
   // Read 2: the worker's line. Read 3: the line again, the pi_lock and the worker's state line.
   CHECK(s.enter_cpu == Approx(kLine + kLine + kPiLock + kLine));
@@ -84,7 +84,7 @@ TEST_CASE(
 
 TEST_CASE(
     "uring: 6.x's walk of a free worker on the enqueuer's own CPU pays only the awake worker's pi_lock") {
-  const Seen s = enqueue_two("6.x", 1, 1, 1);
+  const Seen s = enqueue_two("6.x", 1);
   CHECK(s.worker_cpu == 0);
   CHECK(s.enter_cpu == Approx(kPiLock));  // the lines are on the enqueuer's CPU already
 }
@@ -92,7 +92,7 @@ TEST_CASE(
 TEST_CASE(
     "uring: before 6.6 the workers lock brings the worker's line, and passing over an awake worker is not "
     "charged") {
-  const Seen s = enqueue_two("5.16", 3, 1, 1);
+  const Seen s = enqueue_two("5.16", 3);
   CHECK(s.worker_cpu == 1);
   // No iowq_worker_lines: the lock's free-list lines (0 here) carry the worker's node. Read 3
   // passes over the awake worker uncharged: this walk visits more awake workers than the

@@ -105,7 +105,7 @@ void IoWq::enqueue(Request& req) {
   if (locks_->wake_under_workers_lock()) {  // the free list is the workers lock's
     LatencyBreakdown::lock_wait(req, list_to_workers(acct, syms().site_enqueue));
     touch(workers, c_.iowq_free_list_lines, syms().enqueue);
-    do_create = !activate_free_worker(acct);
+    do_create = activate_free_worker(acct) == Found::None;
     workers.unlock();
   } else {  // 6.6: walked under RCU, after the list lock is dropped
     list_lock(acct).unlock();
@@ -138,20 +138,19 @@ bool IoWq::cancel_one(IoWqAcct& acct, Request* match) {
   return true;
 }
 
-bool IoWq::activate_free_worker(IoWqAcct& acct) {
+IoWq::Found IoWq::activate_free_worker(IoWqAcct& acct) {
   auto& self = sim::current();
-  walk_woke_ = false;
+  // The worker's lines are where it last ran. Under the workers lock they came with the lock
+  // (iowq_free_list_lines); the lockless walk fetches them itself.
+  const bool lockless = !locks_->wake_under_workers_lock();
   for (IoWqWorker* w : free_list_) {
     if (&w->acct_ != &acct) continue;
-    // The worker's lines are where it last ran. Under the workers lock they came with the lock
-    // (iowq_free_list_lines); the lockless walk fetches them itself.
     const double remote = w->thread_ && w->thread_->cpu() != self.cpu() ? c_.cacheline_transfer : 0;
-    if (!locks_->wake_under_workers_lock()) self.charge(c_.iowq_worker_lines * remote, syms().enqueue);
+    if (lockless) self.charge(c_.iowq_worker_lines * remote, syms().enqueue);
     if (w->asleep_) {  // TASK_INTERRUPTIBLE: wake_up_process() wakes it
       w->asleep_ = false;
       sim::wake_up_process(*w->thread_);
-      walk_woke_ = true;
-      return true;
+      return Found::Woken;
     }
     // Awake (just woken, or finishing work). 6.x counts it as found, since it will look at the
     // list again, and its wake_up_process() takes the worker's pi_lock and reads its state. Before,
@@ -160,10 +159,10 @@ bool IoWq::activate_free_worker(IoWqAcct& acct) {
     // so it passes over more awake workers than the kernel and is not charged for them.
     if (k_.iowq_wake_first_free) {
       self.charge(c_.pi_lock + c_.ttwu_running_lines * remote, syms().ttwu_running);
-      return true;
+      return Found::Awake;
     }
   }
-  return false;
+  return Found::None;
 }
 
 bool IoWq::activate_free_worker_rcu(IoWqAcct& acct) {
@@ -173,9 +172,9 @@ bool IoWq::activate_free_worker_rcu(IoWqAcct& acct) {
   // resumed before its horizon, twin/echo-unpinned.json async-4.)
   // A walk that woke nobody leaves only its own CPU work, which needs no interaction of its own.
   sim::current().flush();
-  const bool found = activate_free_worker(acct);
-  if (walk_woke_) sim::current().flush();
-  return found;
+  const Found found = activate_free_worker(acct);
+  if (found == Found::Woken) sim::current().flush();
+  return found != Found::None;
 }
 
 bool IoWq::create_worker(IoWqAcct& acct) {

@@ -93,7 +93,9 @@ class IoWq {
   void worker_main(IoWqWorker& w);
   void handle_work(IoWqWorker& w);  // entered with the list lock held, returns with no lock held
   Request* get_next_work(IoWqAcct& acct, std::vector<Request*>& chain);
-  bool activate_free_worker(IoWqAcct& acct);      // under the workers lock
+  // What a walk of the free list found: nobody, a sleeping worker it woke, or an awake one.
+  enum class Found { None, Woken, Awake };
+  Found activate_free_worker(IoWqAcct& acct);     // under the workers lock
   bool activate_free_worker_rcu(IoWqAcct& acct);  // with no lock held (6.6)
   bool create_worker(IoWqAcct& acct);             // io_wqe_create_worker: false if creation failed
   bool create_io_worker(IoWqAcct& acct);          // false if create_io_thread failed fatally (rolled back)
@@ -123,7 +125,6 @@ class IoWq {
   const UringCosts& c_;
   Task& owner_;
   CpuPlacer& placer_;
-  bool walk_woke_ = false;  // the last activate_free_worker woke a worker
   std::unique_ptr<IoWqLocking> locks_;
   std::array<IoWqAcct, 2> acct_;
   std::deque<IoWqWorker*> free_list_;  // hlist: new free workers go to the head
