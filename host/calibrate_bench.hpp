@@ -37,6 +37,8 @@ struct Bench {
 
 // CLOCK_MONOTONIC in ns: the same clock on every CPU, so threads can compare their readings.
 double now_ns();
+// The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID): what the scheduler charged it.
+double thread_cpu_ns();
 // Pins the calling thread; std::runtime_error if the CPU cannot be used.
 void pin_to_cpu(int cpu);
 // The CPUs this process may run on, in order.

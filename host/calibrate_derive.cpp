@@ -319,15 +319,44 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
       if (!m.wake_by_idle[k].empty()) rungs.emplace_back(m.idle_ladder_ns[k], median(m.wake_by_idle[k]));
     const bool ladder = rungs.size() >= 2;
     const double short_idle = ladder ? rungs.front().second : idle;
-    const double lat = short_idle - w_idle - std::max(ctx, 0.0) / G;
+    // Part of that one-way is the woken thread's own CPU: its FUTEX_WAIT costs it more, by its CPU
+    // clock, when the wake comes from another CPU to its idle one than in the ping-pong on one CPU.
+    double wakee_ns = 0;
+    std::string wakee_why;
+    if (!m.wakee_cpu_by_idle.empty() && !m.wakee_cpu_by_idle.front().empty() && !m.wakee_cpu_same.empty()) {
+      const double remote = median(m.wakee_cpu_by_idle.front()), same = median(m.wakee_cpu_same);
+      // At most what the one-way time leaves after the waker's call and the switch, so that the
+      // model's wake takes the measured one-way time.
+      const double room = std::max(0.0, short_idle - w_idle - std::max(ctx, 0.0) / G);
+      wakee_ns = std::clamp(remote - same, 0.0, room);
+      e.put("remote_wakee_cycles", e.cyc(wakee_ns),
+            fmt::format("the woken thread's own CPU time (its CPU clock) across the FUTEX_WAIT a wake ends: "
+                        "{:.0f} ns when woken from another CPU onto its CPU idle for {:.0f} us, {:.0f} ns in "
+                        "the ping-pong on one CPU (the waits that slept); the difference {:.0f} ns{}, {} = "
+                        "{:.0f} cycles",
+                        remote, ladder ? rungs.front().first / 1e3 : 100.0, same, remote - same,
+                        remote - same > room
+                            ? fmt::format(", capped at what the one-way time leaves after the waker's call "
+                                          "and the switch ({:.0f} ns)",
+                                          room)
+                            : std::string(),
+                        at_ghz, e.cyc(wakee_ns)),
+            scaled(m.wakee_cpu_by_idle.front(), G));
+      wakee_why =
+          fmt::format(", and the woken thread's own part of it (remote_wakee_cycles, {:.0f} ns)", wakee_ns);
+    } else {
+      e.keep("remote_wakee_cycles", "the woken thread's CPU time in its wait was not measured");
+    }
+    const double lat = short_idle - w_idle - std::max(ctx, 0.0) / G - wakee_ns;
     e.put("wakeup_latency_ns", lat,
           fmt::format(
               "the same wake-up timed from the waker's call to the woken thread running (shared monotonic "
               "clock), the target idle for {:.0f} us: {:.0f} ns one-way, less what the model charges as CPU "
               "work around the delay: the waker's FUTEX_WAKE call ({:.0f} ns, wake_cycles and the syscall) "
-              "and the switch in (context_switch_cycles, {:.0f} ns): {:.0f} ns. A wake to a CPU idle a "
+              "and the switch in (context_switch_cycles, {:.0f} ns){}: {:.0f} ns. A wake to a CPU idle a "
               "short while; longer idles add machine.idle_exit_curve",
-              ladder ? rungs.front().first / 1e3 : 100.0, short_idle, w_idle, std::max(ctx, 0.0) / G, lat),
+              ladder ? rungs.front().first / 1e3 : 100.0, short_idle, w_idle, std::max(ctx, 0.0) / G,
+              wakee_why, lat),
           ladder ? m.wake_by_idle.front() : m.wake_idle);
     if (ladder) {  // each rung's wake less the shortest idle's, which wakeup_latency_ns holds
       std::vector<std::pair<double, double>> curve;
@@ -342,6 +371,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     e.keep("wake_remote_cycles", why_not(m.cross_cpu_unavailable));
     e.keep("wake_preempt_cycles", why_not(m.cross_cpu_unavailable));
     e.keep("wakeup_latency_ns", why_not(m.cross_cpu_unavailable));
+    e.keep("remote_wakee_cycles", why_not(m.cross_cpu_unavailable));
   }
 
   if (m.iowq_unavailable.empty() && !m.worker_first_extra.empty()) {

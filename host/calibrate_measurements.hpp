@@ -43,6 +43,10 @@ struct Measurements {
   // median one-way time per rung and round (wake_by_idle[rung]).
   std::vector<double> idle_ladder_ns;
   std::vector<std::vector<double>> wake_by_idle;
+  // The woken thread's own CPU time (its CPU clock) across the FUTEX_WAIT that the wake ends, per
+  // rung and round (median of the round), and in the same-CPU ping-pong (median per round).
+  std::vector<std::vector<double>> wakee_cpu_by_idle;
+  std::vector<double> wakee_cpu_same;
   std::vector<double> pingpong_same;   // futex ping-pong on one CPU, per one-way hand-off (round trip / 2)
   std::vector<double> wake_call_same;  // in that ping-pong, the waker's FUTEX_WAKE call
   std::string cross_cpu_unavailable;   // why the cross-CPU benchmarks did not run; "" = they ran

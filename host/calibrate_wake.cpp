@@ -19,6 +19,7 @@ const std::vector<double> kIdleLadderNs = {2e3, 5e3, 10e3, 20e3, 50e3, 100e3, 20
 
 struct Sample {
   std::vector<double> call, one_way;
+  std::vector<double> wakee_cpu;     // the sleeper's CPU time across the FUTEX_WAIT the wake ended
   bool idle_policy_refused = false;  // NoPreempt: sched_setscheduler(SCHED_IDLE) failed
 };
 
@@ -39,6 +40,7 @@ Sample wake_other_cpu(const Bench& b, int iters, Target target, double settle_ns
     alignas(64) std::atomic<std::int32_t> woken{0};  // the iteration it woke for
     alignas(64) std::atomic<std::int32_t> aside{0};  // NoPreempt: the spinner sleeps while it is 1
     std::atomic<double> woke_at{0};
+    std::atomic<double> wakee_cpu{0};
     std::atomic<bool> quit{false};
   } s;
   std::atomic<bool> pin_failed{false}, idle_refused{false};
@@ -73,12 +75,14 @@ Sample wake_other_cpu(const Bench& b, int iters, Target target, double settle_ns
       }
       for (std::int32_t i = 1; i <= iters; ++i) {
         s.word.store(0);
+        const double cpu0 = thread_cpu_ns();
         s.ready.store(i);
         while (s.word.load() == 0) {
           if (s.quit.load() || b.stopping()) return;
           futex_wait(s.word, 0, 50e6);
         }
         s.woke_at.store(now_ns());
+        s.wakee_cpu.store(thread_cpu_ns() - cpu0);
         s.woken.store(i);
       }
     });
@@ -115,6 +119,7 @@ Sample wake_other_cpu(const Bench& b, int iters, Target target, double settle_ns
       if (n == 1) {  // n == 0: the sleeper had not gone to sleep yet; not a wake-up
         out.call.push_back(t1 - t0 - b.clock_ns);
         out.one_way.push_back(s.woke_at.load() - t0);
+        out.wakee_cpu.push_back(s.wakee_cpu.load());
       }
     }
     s.quit.store(true);
@@ -131,6 +136,7 @@ Sample wake_other_cpu(const Bench& b, int iters, Target target, double settle_ns
 // median of the waker's FUTEX_WAKE call (its two clock reads are taken out of the hand-off).
 struct PingPong {
   double one_way = 0, wake_call = 0;
+  double wakee_cpu = 0;  // this thread's CPU time across the FUTEX_WAIT the other's wake ends
 };
 PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
   struct alignas(64) Shared {
@@ -138,23 +144,32 @@ PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
     alignas(64) std::atomic<std::int32_t> to_b{0};
     std::atomic<bool> quit{false};
   } s;
-  auto wait_for = [&](std::atomic<std::int32_t>& w) {
+  // Waits for the token; a wait that slept adds the thread's CPU time across it to `slept_cpu`.
+  // (When the wakee preempts its waker inside FUTEX_WAKE, the waker finds its token already
+  // there on its return and does not sleep: that wait says nothing about a wake-up.)
+  auto wait_for = [&](std::atomic<std::int32_t>& w, std::vector<double>& slept_cpu) {
     const double end = now_ns() + kTimeoutNs;
+    const double cpu0 = thread_cpu_ns();
+    bool slept = false;
     while (w.load() == 0) {
       if (s.quit.load() || b.stopping() || now_ns() > end) return false;
       futex_wait(w, 0, 50e6);
+      slept = true;
     }
+    if (slept) slept_cpu.push_back(thread_cpu_ns() - cpu0);
     w.store(0);
     return true;
   };
   double elapsed = 0;
   bool ok = true;
-  std::vector<double> calls;
+  std::vector<double> calls, waits, other_waits;
   calls.reserve(static_cast<std::size_t>(round_trips));
+  waits.reserve(static_cast<std::size_t>(round_trips));
+  other_waits.reserve(static_cast<std::size_t>(round_trips));
   {
     Joined other([&] {
       for (int i = 0; i < round_trips; ++i) {
-        if (!wait_for(s.to_b)) return;
+        if (!wait_for(s.to_b, other_waits)) return;
         s.to_a.store(1);
         futex_wake(s.to_a, 1);
       }
@@ -165,14 +180,16 @@ PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
       const double w0 = now_ns();
       futex_wake(s.to_b, 1);
       calls.push_back(now_ns() - w0 - b.clock_ns);
-      ok = wait_for(s.to_a);
+      ok = wait_for(s.to_a, waits);
     }
     elapsed = now_ns() - t0;
     s.quit.store(true);
     futex_wake(s.to_b, 1);
   }
   if (!ok) b.fail("futex ping-pong on one CPU: no answer within a second");
-  return {elapsed / (2.0 * round_trips) - b.clock_ns, median(calls)};
+  waits.insert(waits.end(), other_waits.begin(), other_waits.end());
+  if (waits.empty()) b.fail("futex ping-pong on one CPU: no thread ever slept for the token");
+  return {elapsed / (2.0 * round_trips) - b.clock_ns, median(calls), median(waits)};
 }
 
 }  // namespace
@@ -187,6 +204,7 @@ void measure_wakeups(const Bench& b, Measurements& m) {
       const PingPong pp = pingpong_same_cpu(b, 2000);
       m.pingpong_same.push_back(pp.one_way);
       m.wake_call_same.push_back(pp.wake_call);
+      m.wakee_cpu_same.push_back(pp.wakee_cpu);
     }
     b.say(fmt::format("  futex ping-pong on CPU {}: {:.0f} ns per hand-off, FUTEX_WAKE call {:.0f} ns",
                       b.cpu_a, median(m.pingpong_same), median(m.wake_call_same)));
@@ -226,16 +244,28 @@ void measure_wakeups(const Bench& b, Measurements& m) {
     }
     m.idle_ladder_ns = kIdleLadderNs;
     if (m.wake_by_idle.size() != kIdleLadderNs.size()) m.wake_by_idle.assign(kIdleLadderNs.size(), {});
+    if (m.wakee_cpu_by_idle.size() != kIdleLadderNs.size())
+      m.wakee_cpu_by_idle.assign(kIdleLadderNs.size(), {});
     for (int r = 0; r < b.rounds(10) && !b.stopping(); ++r)
       for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k) {
         const Sample s = wake_other_cpu(b, 15, Target::Idle, kIdleLadderNs[k]);
         if (!s.one_way.empty()) m.wake_by_idle[k].push_back(median(s.one_way));
+        if (!s.wakee_cpu.empty()) m.wakee_cpu_by_idle[k].push_back(median(s.wakee_cpu));
       }
     std::string ladder;
     for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k)
       if (!m.wake_by_idle[k].empty())
         ladder += fmt::format(" {:.0f} us: {:.0f} ns;", kIdleLadderNs[k] / 1e3, median(m.wake_by_idle[k]));
     b.say("  wake to idle CPU " + std::to_string(b.cpu_b) + " after idle" + ladder);
+    std::string wakee;
+    for (std::size_t k = 0; k < kIdleLadderNs.size(); ++k)
+      if (!m.wakee_cpu_by_idle[k].empty())
+        wakee +=
+            fmt::format(" {:.0f} us: {:.0f} ns;", kIdleLadderNs[k] / 1e3, median(m.wakee_cpu_by_idle[k]));
+    b.say(fmt::format(
+        "  the woken thread's CPU in its FUTEX_WAIT: woken from CPU {} after idle{} in the ping-pong "
+        "on one CPU {:.0f} ns",
+        b.cpu_a, wakee, median(m.wakee_cpu_same)));
   });
 }
 

@@ -37,6 +37,7 @@ sim::PrimitiveCosts primitive_costs(const config::CostTable& c) {
   p.ipi_delivery_ns = c.get("ipi_delivery_ns");
   p.wakeup_latency_ns = c.get("wakeup_latency_ns");
   p.context_switch_cycles = c.get("context_switch_cycles");
+  p.remote_wakee_cycles = c.get("remote_wakee_cycles");
   p.migrate_cycles = c.get("migrate_cycles");
   p.schedule_noswitch_cycles = c.get("schedule_noswitch_cycles");
   return p;

@@ -520,7 +520,7 @@ void CpuScheduler::wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, boo
   count_wakeup(t, waker, waker_cpu, cpu, by_timer);
   if (cpu != t.cpu()) migrated(t);
   enqueue(t, cpu, false, now, !by_timer, false, waker_left_now && cpu == waker_cpu,
-          resched_of(waker_cpu, cpu, by_timer));
+          resched_of(waker_cpu, cpu, by_timer), waker && !by_timer && waker_cpu >= 0 && waker_cpu != cpu);
 }
 
 // Counted on the wakee by its waker's class and where it was put, as the kernel's sched_waking and
@@ -603,7 +603,7 @@ void CpuScheduler::check_preempt(Rq& q, Thread& t, TimeNs now, Resched resched) 
 }
 
 void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup,
-                           bool waker_just_left, Resched resched) {
+                           bool waker_just_left, Resched resched, bool woken_remotely) {
   auto& se = t.sched();
   if (se.on_cpu || se.queued || se.delayed)
     throw std::logic_error("scheduler: " + t.name() + " enqueued twice");
@@ -635,7 +635,8 @@ void CpuScheduler::enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ip
     }
     ++idle_wakeups_;
     ++switches_;
-    t.dispatch(delay, true, migrated ? costs_.migrate_cycles : 0);
+    t.dispatch(delay, true, migrated ? costs_.migrate_cycles : 0,
+               woken_remotely ? costs_.remote_wakee_cycles : 0);
     return;
   }
   se.queued = true;

@@ -184,8 +184,9 @@ class CpuScheduler {
   static void record_wakee(Thread& waker, const Thread& t, TimeNs now);
   static void count_wakeup(Thread& t, const Thread* waker, int waker_cpu, int cpu, bool by_timer);
   bool wake_wide(unsigned waker_flips, const Thread& t) const;
+  // woken_remotely: a thread on another CPU woke `t` (not a timer, a device or a balance's move).
   void enqueue(Thread& t, int cpu, bool initial, TimeNs now, bool ipi, bool at_setup = false,
-               bool waker_just_left = false, Resched resched = {});
+               bool waker_just_left = false, Resched resched = {}, bool woken_remotely = false);
   void switch_next(int cpu, Thread* prev, TimeNs now);
   void dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cycles migrate_cycles);
   bool movable(const Thread& t, TimeNs now) const;

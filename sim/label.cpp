@@ -78,6 +78,10 @@ Label migrate() {
   static const Label l = intern("(cache refill after migration)");
   return l;
 }
+Label remote_wakee() {
+  static const Label l = intern("(first run after a remote wake-up)");
+  return l;
+}
 Label switch_voluntary() {
   static const Label l = intern("(voluntary context switch)");
   return l;

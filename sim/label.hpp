@@ -34,6 +34,7 @@ Label wake_ipi();            // smp_send_reschedule: a wake-up's IPI to another 
 Label reschedule_ipi();      // sysvec_reschedule_ipi: that IPI's handler, on the CPU it lands on
 Label schedule();            // __schedule
 Label migrate();             // a thread's move to another CPU: its count, and its first run's cache misses
+Label remote_wakee();        // a thread's first run after a wake from another CPU onto its idle one
 Label switch_voluntary();    // a thread left its CPU because it blocked (the kernel's nvcsw)
 Label switch_involuntary();  // it was preempted for another thread (nivcsw)
 }  // namespace sym

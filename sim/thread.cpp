@@ -333,13 +333,15 @@ void Thread::wait_dispatch() {
     count(sym::schedule());
   }
   if (dispatch_migrate_ > 0) charge(dispatch_migrate_, sym::migrate());
+  if (dispatch_remote_wakee_ > 0) charge(dispatch_remote_wakee_, sym::remote_wakee());
 }
 
-void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles) {
+void Thread::dispatch(TimeNs delay, bool switched, Cycles migrate_cycles, Cycles remote_wakee_cycles) {
   dispatched_ = true;
   dispatch_delay_ = delay;
   dispatch_switched_ = switched;
   dispatch_migrate_ = migrate_cycles;
+  dispatch_remote_wakee_ = remote_wakee_cycles;
   if (impl_->waiting == Impl::Wait::Dispatch && !impl_->released) {
     RunningGuard guard;
     impl_->released = true;

@@ -174,7 +174,7 @@ class Thread {
   void yield_cpu();                   // preempted: let the CPU pick again
   void wait_dispatch();               // runnable: wait to be the CPU's current thread
   // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).
-  void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles);
+  void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles, Cycles remote_wakee_cycles = 0);
   void request_resched();  // the scheduler wants this running thread preempted
   // As request_resched, asked from another CPU: on x86 the running thread sees it only once the
   // reschedule IPI has landed (scheduler_ipi folds TIF_NEED_RESCHED into preempt_count, which is
@@ -255,6 +255,7 @@ class Thread {
   TimeNs dispatch_delay_ = 0;
   bool dispatch_switched_ = false;
   Cycles dispatch_migrate_ = 0;
+  Cycles dispatch_remote_wakee_ = 0;
   TimeNs no_preempt_until_ = 0;
   int waker_cpu_ = -1;
   Thread* waker_ = nullptr;  // the machine's thread that woke it last, if any

@@ -27,6 +27,9 @@ struct PrimitiveCosts {
   Cycles wake_preempt_cycles = 0;
   TimeNs wakeup_latency_ns = 0;
   Cycles context_switch_cycles = 0;
+  // A thread's first run after a wake from another CPU onto its idle one, beyond the switch: its
+  // wait's return on a CPU that idled, the lines the waker wrote. Part of the wake's one-way time.
+  Cycles remote_wakee_cycles = 0;
   Cycles migrate_cycles = 0;            // a thread's first run on another CPU: its cache state follows it
   Cycles schedule_noswitch_cycles = 0;  // a schedule() that picks the caller again (woken first)
   // What a reschedule IPI takes from the running thread of the CPU it lands on: the interrupt's

@@ -98,6 +98,9 @@ host::calib::Measurements synthetic() {
   // Wake-ups after 2 us, 100 us and 1 ms of idle: 1 us more after 100 us, 5 us more after 1 ms.
   m.idle_ladder_ns = {2e3, 100e3, 1e6};
   m.wake_by_idle = {v(4000), v(5000), v(9000)};
+  // The woken thread's CPU across its wait: 500 ns more woken from the other CPU after 2 us idle.
+  m.wakee_cpu_by_idle = {v(1500), v(1600), v(2000)};
+  m.wakee_cpu_same = v(1000);
   m.wake_busy = v(5000);
   m.wake_call_remote = v(700);
   m.wake_call_busy = v(1900);
@@ -238,7 +241,16 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK(c.costs.at("wake_local_cycles").value == Approx((400 - 120) * G));
   CHECK(c.costs.at("schedule_noswitch_cycles").value == Approx((210 - 100) * G));
   // The delay from the shortest idle; the halted CPU's extra and where it starts from the ladder.
-  CHECK(c.costs.at("wakeup_latency_ns").value == Approx(4000 - 2000 - (1200 - 400 - 100)));
+  // The woken thread's own part (500 ns) is taken out of it: the one-way time stays the same.
+  CHECK(c.costs.at("remote_wakee_cycles").value == Approx(500 * G));
+  CHECK(c.costs.at("wakeup_latency_ns").value == Approx(4000 - 2000 - (1200 - 400 - 100) - 500));
+  {  // a woken thread's part larger than what the one-way time leaves (1300 ns) is capped there
+    auto big = m;
+    big.wakee_cpu_same = {0, 0, 0};
+    const auto cb = host::calib::derive_calibration(big, synthetic_machine(), true);
+    CHECK(cb.costs.at("remote_wakee_cycles").value == Approx(1300 * G));
+    CHECK(cb.costs.at("wakeup_latency_ns").value == Approx(0).margin(1e-9));
+  }
   // The curve: each rung's wake less the shortest idle's; no step fields any more.
   REQUIRE(c.machine.idle_exit_curve);
   const std::vector<std::pair<double, double>> curve = {{2e3, 0}, {100e3, 1000}, {1e6, 5000}};

@@ -377,6 +377,54 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "sched: a thread woken from another CPU onto its idle one pays remote_wakee_cycles on its first run; "
+    "woken "
+    "by its timer, or queued behind a busy CPU's thread, it does not") {
+  PrimitiveCosts c;
+  c.wakeup_latency_ns = 3000;
+  c.context_switch_cycles = 500;
+  c.remote_wakee_cycles = 700;
+  Engine e(machine(2, SchedPolicy::Eevdf), c);
+  std::vector<TimeNs> ran;
+  std::vector<Cycles> cpu;  // the sleeper's CPU time when each wake has been served
+  Thread* me = nullptr;
+  Thread& sleeper = e.spawn("sleeper", "app", 1, [&] {
+    me = &current();
+    current().park();  // 1: woken by the waker on CPU 0
+    ran.push_back(now_ns());
+    cpu.push_back(current().window_cycles());
+    current().park_for_ns(1 * kMs);  // 2: its own timer ends the wait
+    ran.push_back(now_ns());
+    cpu.push_back(current().window_cycles());
+    current().park();  // 3: woken while CPU 1 runs the hog: queued, no idle wake-up
+    ran.push_back(now_ns());
+    cpu.push_back(current().window_cycles());
+  });
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(1 * kMs);
+    sleeper.unpark();
+    current().sleep_ns(3 * kMs);
+    sleeper.unpark();
+  });
+  e.spawn("hog", "app", 1, [&] {
+    current().sleep_ns(3 * kMs);
+    current().compute(2 * kMs, intern("work"));
+  });
+  e.run_until_ns(1e9);
+  REQUIRE(ran.size() == 3);
+  // The waker's timer (no IPI: its switch only) has it wake the sleeper at 1.0005 ms; the sleeper
+  // runs after the latency and its switch, then pays its 700 cycles (1 GHz: 700 ns).
+  CHECK(ran[0] == Approx(1 * kMs + 500 + 3000 + 500 + 700));
+  CHECK(cpu[0] == Approx(500 + 700));
+  // Its own timer's wake: the switch only, no remote wakee's part.
+  CHECK(ran[1] == Approx(ran[0] + 1 * kMs + 500));
+  CHECK(cpu[1] == Approx(cpu[0] + 500));
+  // Queued behind the hog: it runs when the hog's slice ends, with a switch only.
+  CHECK(cpu[2] == Approx(cpu[1] + 500));
+  CHECK(ran[2] > 4 * kMs);
+}
+
+TEST_CASE(
     "sched: a thread that wakes another onto its own CPU and then sleeps hands the CPU over with a switch, "
     "not an idle wake-up") {
   // The kernel's try_to_wake_up puts the wakee on the waker's run queue at once, so the waker's
