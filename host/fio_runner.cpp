@@ -522,7 +522,8 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
                  log_path = dir.path() / "fio.log";
   analysis::write_file_atomic(job_path.string(), job_text);
 
-  const QuietOutcome quiet = wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard);
+  const QuietOutcome quiet =
+      wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard, o.quiet_max_ns_per_add);
   guard.throw_if_aborted();
   const SpeedProbe speed_before = probe_cpu_speed();
   const std::optional<WakeProbe> wake_before = probe_idle_wake(guard);

@@ -19,6 +19,7 @@ struct HostOptions {
   std::string target;                // fio: file or device to run on; "" = a file in a temporary dir
   double quiet_wait_s = 0;           // wait up to this long for other processes' CPU to settle
   double quiet_other_cpu_pct = 10;   // "quiet" = other processes use less than this (% of one CPU)
+  double quiet_max_ns_per_add = 0;   // and the CPU speed probe reads at most this (0: not asked)
   bool quiet = false;                // print no progress
   std::string tool_version;          // results.json tool.version (the command passes its own)
 };

@@ -1,6 +1,7 @@
 #include "host/quiet.hpp"
 
 #include "host/proc_stats.hpp"
+#include "host/speed_probe.hpp"
 
 namespace uringsim::host {
 
@@ -8,13 +9,17 @@ nlohmann::json QuietOutcome::to_json() const {
   return {{"waited_s", waited_s},
           {"other_cpu_pct", other_cpu_pct >= 0 ? nlohmann::json(other_cpu_pct) : nlohmann::json(nullptr)},
           {"quiet", quiet},
-          {"samples", samples}};
+          {"samples", samples},
+          {"ns_per_add", ns_per_add >= 0 ? nlohmann::json(ns_per_add) : nlohmann::json(nullptr)},
+          {"max_ns_per_add", max_ns_per_add > 0 ? nlohmann::json(max_ns_per_add) : nlohmann::json(nullptr)}};
 }
 
-QuietOutcome wait_for_quiet(double max_wait_s, double max_other_cpu_pct, const RunGuard& guard) {
+QuietOutcome wait_for_quiet(double max_wait_s, double max_other_cpu_pct, const RunGuard& guard,
+                            double max_ns_per_add) {
   using Clock = RunGuard::Clock;
   constexpr auto kSample = std::chrono::milliseconds(200);
   QuietOutcome q;
+  q.max_ns_per_add = max_ns_per_add;
   if (max_wait_s <= 0) return q;
   const auto start = Clock::now();
   const auto give_up =
@@ -29,6 +34,10 @@ QuietOutcome wait_for_quiet(double max_wait_s, double max_other_cpu_pct, const R
     q.other_cpu_pct = std::max(0.0, 100.0 * other_ns / (secs * 1e9));
     ++q.samples;
     q.quiet = q.other_cpu_pct < max_other_cpu_pct;
+    if (q.quiet && max_ns_per_add > 0) {  // quiet around us: is the CPU itself at speed?
+      q.ns_per_add = probe_cpu_speed().ns_per_add;
+      q.quiet = q.ns_per_add <= max_ns_per_add;
+    }
   } while (!q.quiet && Clock::now() < give_up);
   q.waited_s = std::chrono::duration<double>(Clock::now() - start).count();
   return q;

@@ -26,7 +26,7 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   FrameResult r;
   r.metrics.emplace(host_metrics_config(s));
   analysis::RunMetrics& metrics = *r.metrics;
-  r.quiet = wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard);
+  r.quiet = wait_for_quiet(o.quiet_wait_s, o.quiet_other_cpu_pct, guard, o.quiet_max_ns_per_add);
   guard.throw_if_aborted();
   r.speed_before = probe_cpu_speed();
   r.wake_before = probe_idle_wake(guard);

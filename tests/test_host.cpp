@@ -393,6 +393,44 @@ TEST_CASE("host: --target is refused for the echo workload") {
   CHECK_FALSE(fs::exists(dir / "out"));
 }
 
+TEST_CASE("host: --wait-speed without --wait-quiet is bad input, nothing written") {
+  const auto dir = fresh_dir("host-wait-speed");
+  const std::string sc = write_scenario(dir, "ws", echo_workload());
+  const auto r = run_cli("host " + sc + " --wait-speed 0.5 --out " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--wait-speed needs --wait-quiet") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("host: --wait-speed waits for the CPU speed probe, and runs anyway after --wait-quiet, saying so") {
+  if (!host_available()) return;
+  const auto dir = fresh_dir("host-wait-speed-run");
+  const std::string sc = write_scenario(dir, "ws", echo_workload(), 50);
+  // No CPU adds in 1e-6 ns: it waits the whole second, then runs; the record says it was not quiet.
+  auto r = run_cli("host " + sc + " --wait-quiet 1 --wait-speed 0.000001 --quiet --out " +
+                   (dir / "slow").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  json q = read_json(dir / "slow" / "run_info.json").at("quiet_wait");
+  INFO(q.dump());
+  CHECK(q.at("quiet") == false);
+  CHECK(q.at("waited_s").get<double>() >= 1.0);
+  CHECK(q.at("samples").get<int>() >= 2);
+  CHECK(q.at("max_ns_per_add").get<double>() == Approx(1e-6));
+  // The probe is taken only after a sample where other processes were quiet (not, say, while the
+  // test suite runs beside it); where it was, it read more than the bound.
+  if (!q.at("ns_per_add").is_null()) CHECK(q.at("ns_per_add").get<double>() > 1e-6);
+  // Any CPU adds within 100 ns: one sample does (unless other processes were busy meanwhile).
+  r = run_cli("host " + sc + " --wait-quiet 5 --wait-speed 100 --quiet --out " + (dir / "fast").string());
+  REQUIRE(r.exit_code == 0);
+  q = read_json(dir / "fast" / "run_info.json").at("quiet_wait");
+  if (q.at("other_cpu_pct").get<double>() < 10) {
+    CHECK(q.at("quiet") == true);
+    CHECK(q.at("ns_per_add").get<double>() <= 100);
+  }
+}
+
 TEST_CASE("host: the io_uring availability check names what is missing") {
   using uringsim::host::io_uring_unavailable_reason;
   CHECK(io_uring_unavailable_reason(0, 0).empty());

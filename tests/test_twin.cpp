@@ -184,6 +184,39 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
     CHECK(other.output.find("twin: the host's wake-up of an idle CPU before its 1 runs") !=
           std::string::npos);
   }
+
+  // --max-slowdown: the host point waits for the CPU within that many times the calibration's
+  // probe (0.5 ns per add here); it needs a calibration with a probe and time to wait.
+  const std::string base = "twin " + (d / "s.json").string() + " --grid workload.connections=10 --reps 1 ";
+  auto bad = run_cli(base + "--wait-quiet 5 --max-slowdown 2 --out " + (d / "no-cal").string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--max-slowdown needs a --calibration") != std::string::npos);
+  bad = run_cli(base + "--wait-quiet 0 --max-slowdown 2 --calibration " + (d / "other-cpu.json").string() +
+                " --out " + (d / "no-wait").string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--max-slowdown needs --wait-quiet") != std::string::npos);
+  const auto held = run_cli(base + "--wait-quiet 1 --max-slowdown 1.0 --calibration " +
+                            (d / "slow-cal.json").string() + " --out " + (d / "held").string());
+  INFO(held.output);
+  REQUIRE(held.exit_code == 2);  // no such file: checked before any host run
+  json fast = cal;
+  fast["machine"]["speed_ns_per_add"] = 1e-6;  // no CPU is that fast: the point waits, then runs
+  std::ofstream(d / "fast-cal.json") << fast.dump();
+  const auto waited = run_cli(base + "--wait-quiet 1 --max-slowdown 1.5 --calibration " +
+                              (d / "fast-cal.json").string() + " --out " + (d / "waited").string());
+  INFO(waited.output);
+  REQUIRE(waited.exit_code == 0);
+  const json sw = json::parse(slurp(d / "waited" / "twin.json")).at("host_speed_wait");
+  CHECK(sw["runs"] == 1);
+  CHECK(sw["runs_not_at_speed"] == 1);
+  CHECK(sw["max_slowdown"].get<double>() == Approx(1.5));
+  CHECK(waited.output.find("1 of 1 host runs waited their --wait-quiet") != std::string::npos);
+  const json hs2 = json::parse(slurp(d / "waited" / "host" / "sweep.json"));
+  const json ri = json::parse(
+      slurp(d / "waited" / "host" / fs::path(hs2["points"][0]["results"].get<std::string>()).parent_path() /
+            "run_info.json"));
+  CHECK(ri["quiet_wait"]["max_ns_per_add"].get<double>() == Approx(1.5e-6));
+  CHECK(ri["quiet_wait"]["waited_s"].get<double>() >= 1.0);
 }
 
 TEST_CASE("twin join: the model's CPU by class is compared as the kernel accounts it (accounted_by_thread)") {

@@ -99,6 +99,7 @@ struct TwinOptions {
   int jobs = 0;  // simulations at once; host points always run one at a time
   std::vector<std::string> sets;
   double wait_quiet_s = 30;  // per host point
+  double max_slowdown = 0;   // --max-slowdown: 0 = not asked
   std::string out_dir;
   bool quiet = false;
 };
@@ -155,8 +156,9 @@ struct HostCommandOptions {
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
   bool ignore_model_fields = false;
-  std::string target;       // fio only
-  double wait_quiet_s = 0;  // --wait-quiet
+  std::string target;        // fio only
+  double wait_quiet_s = 0;   // --wait-quiet
+  double wait_speed_ns = 0;  // --wait-speed: 0 = not asked
   bool quiet = false;
 };
 void add_host_options(CLI::App& cmd, HostCommandOptions& o);

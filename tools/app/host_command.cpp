@@ -30,6 +30,10 @@ void add_host_options(CLI::App& cmd, HostCommandOptions& o) {
   cmd.add_option("--wait-quiet", o.wait_quiet_s,
                  "Wait up to SECONDS for other processes to use less than 10% of a CPU before starting")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--wait-speed", o.wait_speed_ns,
+                 "With --wait-quiet: also wait for the CPU speed probe to read at most NS ns per dependent "
+                 "add (a VM's busy neighbour slows the CPU without showing in any process)")
+      ->check(CLI::PositiveNumber);
   cmd.add_flag("--quiet", o.quiet, "Print nothing but errors");
 }
 
@@ -37,6 +41,10 @@ int cmd_host(const HostCommandOptions& o) {
   const auto loaded = load_for_command(o.scenario, o.variant, o.sets, o.seed);
   if (!loaded) return kExitBadInput;
   const config::Scenario& scenario = *loaded;
+  if (o.wait_speed_ns > 0 && o.wait_quiet_s <= 0) {
+    std::cerr << "error: --wait-speed needs --wait-quiet SECONDS: how long it may wait\n";
+    return kExitBadInput;
+  }
   if (!o.target.empty() && scenario.at("/workload/type") != "fio") {
     std::cerr << "error: --target applies only to fio workloads\n";
     return kExitBadInput;
@@ -52,6 +60,7 @@ int cmd_host(const HostCommandOptions& o) {
   ho.ignore_model_fields = o.ignore_model_fields;
   ho.target = o.target;
   ho.quiet_wait_s = o.wait_quiet_s;
+  ho.quiet_max_ns_per_add = o.wait_speed_ns;
   ho.quiet = o.quiet;
   ho.tool_version = URINGSIM_VERSION;
   host::HostRun run;

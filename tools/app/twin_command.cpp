@@ -241,6 +241,10 @@ void add_twin_options(CLI::App& cmd, TwinOptions& o) {
   cmd.add_option("--wait-quiet", o.wait_quiet_s,
                  "Before each host point, wait up to this many seconds for other processes to go quiet")
       ->check(CLI::Range(0.0, 3600.0));
+  cmd.add_option("--max-slowdown", o.max_slowdown,
+                 "With --calibration: within --wait-quiet, also wait before each host point until the CPU "
+                 "speed probe is at most this many times the calibration's (e.g. 1.3)")
+      ->check(CLI::Range(1.0, 100.0));
   cmd.add_option("--out", o.out_dir, "Output directory")->required();
   cmd.add_flag("--quiet", o.quiet, "No progress output");
 }
@@ -329,6 +333,27 @@ int cmd_twin(const TwinOptions& o) {
   host.runner = "host";
   // The scenario's model-only fields (era, costs, ...) apply to the simulated side only.
   host.runner_args = {"--ignore-model-fields", "--wait-quiet", fmt::format("{}", o.wait_quiet_s)};
+  if (o.max_slowdown > 0) {  // the host's bound on its speed probe, from the calibration's own reading
+    std::optional<double> speed;
+    try {
+      if (!o.calibration.empty())
+        speed = config::load_calibration_file(o.calibration).machine.speed_ns_per_add;
+    } catch (const config::InputError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+    if (!speed || *speed <= 0) {
+      std::cerr << "error: --max-slowdown needs a --calibration with a CPU speed probe "
+                   "(machine.speed_ns_per_add)\n";
+      return kExitBadInput;
+    }
+    if (o.wait_quiet_s <= 0) {
+      std::cerr << "error: --max-slowdown needs --wait-quiet SECONDS: how long each host point may wait\n";
+      return kExitBadInput;
+    }
+    host.runner_args.push_back("--wait-speed");
+    host.runner_args.push_back(fmt::format("{}", o.max_slowdown * *speed));
+  }
 
   SweepOptions sim = host;
   sim.jobs = o.jobs;
@@ -358,9 +383,10 @@ int cmd_twin(const TwinOptions& o) {
     // The simulated side's calibration, once: what the host runs are compared with.
     const std::optional<config::Calibration> calibration =
         o.calibration.empty() ? std::nullopt : std::optional(config::load_calibration_file(o.calibration));
-    std::set<std::string> host_cpus;  // the CPU models the host runs recorded
-    std::vector<double> host_speeds;  // their CPU speed probes before each window, ns per add
-    std::vector<double> host_wakes;   // their idle-wake probes before each window, ns one-way
+    std::set<std::string> host_cpus;          // the CPU models the host runs recorded
+    std::vector<double> host_speeds;          // their CPU speed probes before each window, ns per add
+    std::vector<double> host_wakes;           // their idle-wake probes before each window, ns one-way
+    int speed_bounded = 0, speed_missed = 0;  // runs held to --max-slowdown, and those that ran slower
     for (const auto& row : host_sweep.at("points")) {
       const fs::path info = fs::path(host.out_dir) /
                             fs::path(row.at("results").get<std::string>()).parent_path() / "run_info.json";
@@ -371,6 +397,12 @@ int cmd_twin(const TwinOptions& o) {
         host_cpus.insert(ri["cpu_model"].get<std::string>());
       static const json::json_pointer probe("/cpu_speed/before/ns_per_add");
       if (ri.contains(probe) && ri.at(probe).is_number()) host_speeds.push_back(ri.at(probe).get<double>());
+      // --max-slowdown: a point that waited its whole --wait-quiet without the CPU at speed ran anyway.
+      static const json::json_pointer bound("/quiet_wait/max_ns_per_add"), met("/quiet_wait/quiet");
+      if (ri.contains(bound) && ri.at(bound).is_number()) {
+        ++speed_bounded;
+        if (ri.contains(met) && ri.at(met).is_boolean() && !ri.at(met).get<bool>()) ++speed_missed;
+      }
       static const json::json_pointer wake("/idle_wake/before/one_way_ns");
       if (ri.contains(wake) && ri.at(wake).is_number()) host_wakes.push_back(ri.at(wake).get<double>());
       if (ri.contains("ignored_fields"))
@@ -398,8 +430,16 @@ int cmd_twin(const TwinOptions& o) {
         {"summary", joined.at("summary")},
         {"orderings",
          {twin::orderings(joined, "throughput.ops_per_s"), twin::orderings(joined, "latency_us.p50")}}};
+    if (speed_bounded > 0)
+      out["host_speed_wait"] = {
+          {"max_slowdown", o.max_slowdown}, {"runs", speed_bounded}, {"runs_not_at_speed", speed_missed}};
     if (!o.quiet) {
       say_probe(out["host_speed"], "ns_per_add", "the host's CPU speed", "ns per dependent add", 3);
+      if (speed_bounded > 0)
+        std::cerr << fmt::format(
+            "twin: {} of {} host runs waited their --wait-quiet without the CPU within "
+            "{:.2f}x the calibration's speed, and ran anyway\n",
+            speed_missed, speed_bounded, o.max_slowdown);
       say_probe(out["host_idle_wake"], "one_way_ns", "the host's wake-up of an idle CPU", "ns one-way", 0);
     }
     analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
