@@ -62,6 +62,10 @@ class Builder {
   double cyc(double ns) const { return ns * ghz_; }
   bool has(const std::string& key) const { return c_.costs.count(key) > 0; }
   double value(const std::string& key) const { return has(key) ? c_.costs.at(key).value : def(key); }
+  // A measured entry's method gains a remark (a cross-check against another benchmark).
+  void remark(const std::string& key, const std::string& text) {
+    if (has(key)) c_.costs.at(key).method += text;
+  }
 
   // primary: the samples the value is computed from, already in the entry's unit.
   void put(const std::string& key, double value, std::string method, const std::vector<double>& primary) {
@@ -637,6 +641,18 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
             "hand-offs, a wake-up and a switch each way, charged by the wake-up entries)",
             bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, free_tw, item, aw, ai),
         scaled(minus(m.iowq_async_b, m.iowq_inline_b), G));
+    // The intercepts' difference holds two same-CPU hand-offs: a check on the futex ping-pong's
+    // switch, which the model charges to every switch.
+    const double handoffs = 2 * (e.value("context_switch_cycles") + e.value("wake_local_cycles")) / G;
+    if (handoffs > aw - ai)
+      e.remark(
+          "context_switch_cycles",
+          fmt::format("; cross-check: the io-wq NOP batches' two same-CPU hand-offs (a wake-up and a "
+                      "switch each way) took {:.0f} ns in all (intercepts {:.0f} ns with IOSQE_ASYNC, "
+                      "{:.0f} ns inline), less than two of these switches and local wake-ups ({:.0f} ns): "
+                      "the futex ping-pong ran slower than io_uring's own waits here, and the model's "
+                      "switches cost more than the NOP's",
+                      aw - ai, aw, ai, handoffs));
   } else {
     for (const char* key :
          {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"})

@@ -244,6 +244,17 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // The woken thread's own part (500 ns) is taken out of it: the one-way time stays the same.
   CHECK(c.costs.at("remote_wakee_cycles").value == Approx(500 * G));
   CHECK(c.costs.at("wakeup_latency_ns").value == Approx(4000 - 2000 - (1200 - 400 - 100) - 500));
+  // The io-wq intercepts (2300 - 160 = 2140 ns) hold two same-CPU hand-offs; two switches
+  // and local wake-ups (2 x (700 + 280) = 1960 ns) fit in them: no remark.
+  CHECK(c.costs.at("context_switch_cycles").method.find("cross-check") == std::string::npos);
+  {  // a slower futex ping-pong: its switches (2 x (1700 + 280) ns) exceed the io-wq hand-offs
+    auto slow = m;
+    slow.pingpong_same = {2200 * 0.98, 2200, 2200 * 1.03};
+    const auto cs = host::calib::derive_calibration(slow, synthetic_machine(), true);
+    CHECK(cs.costs.at("context_switch_cycles")
+              .method.find("cross-check: the io-wq NOP batches' two same-CPU "
+                           "hand-offs") != std::string::npos);
+  }
   {  // a woken thread's part larger than what the one-way time leaves (1300 ns) is capped there
     auto big = m;
     big.wakee_cpu_same = {0, 0, 0};
