@@ -138,7 +138,9 @@ struct PingPong {
   double one_way = 0, wake_call = 0;
   double wakee_cpu = 0;  // this thread's CPU time across the FUTEX_WAIT the other's wake ends
 };
-PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
+// time_waits: also read each waiting thread's CPU clock around its wait (wakee_cpu). Those reads
+// are system calls here, so a run that takes them is not the one whose hand-off time is used.
+PingPong pingpong_same_cpu(const Bench& b, int round_trips, bool time_waits) {
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::int32_t> to_a{0};
     alignas(64) std::atomic<std::int32_t> to_b{0};
@@ -149,14 +151,14 @@ PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
   // there on its return and does not sleep: that wait says nothing about a wake-up.)
   auto wait_for = [&](std::atomic<std::int32_t>& w, std::vector<double>& slept_cpu) {
     const double end = now_ns() + kTimeoutNs;
-    const double cpu0 = thread_cpu_ns();
+    const double cpu0 = time_waits ? thread_cpu_ns() : 0;
     bool slept = false;
     while (w.load() == 0) {
       if (s.quit.load() || b.stopping() || now_ns() > end) return false;
       futex_wait(w, 0, 50e6);
       slept = true;
     }
-    if (slept) slept_cpu.push_back(thread_cpu_ns() - cpu0);
+    if (slept && time_waits) slept_cpu.push_back(thread_cpu_ns() - cpu0);
     w.store(0);
     return true;
   };
@@ -188,8 +190,8 @@ PingPong pingpong_same_cpu(const Bench& b, int round_trips) {
   }
   if (!ok) b.fail("futex ping-pong on one CPU: no answer within a second");
   waits.insert(waits.end(), other_waits.begin(), other_waits.end());
-  if (waits.empty()) b.fail("futex ping-pong on one CPU: no thread ever slept for the token");
-  return {elapsed / (2.0 * round_trips) - b.clock_ns, median(calls), median(waits)};
+  if (time_waits && waits.empty()) b.fail("futex ping-pong on one CPU: no thread ever slept for the token");
+  return {elapsed / (2.0 * round_trips) - b.clock_ns, median(calls), time_waits ? median(waits) : 0.0};
 }
 
 }  // namespace
@@ -201,10 +203,10 @@ std::vector<double> idle_wake_one_way(const Bench& b, int iters, double idle_ns)
 void measure_wakeups(const Bench& b, Measurements& m) {
   run_pinned(b, b.cpu_a, [&] {
     for (int r = 0; r < b.rounds(60) && !b.stopping(); ++r) {
-      const PingPong pp = pingpong_same_cpu(b, 2000);
+      const PingPong pp = pingpong_same_cpu(b, 2000, false);
       m.pingpong_same.push_back(pp.one_way);
       m.wake_call_same.push_back(pp.wake_call);
-      m.wakee_cpu_same.push_back(pp.wakee_cpu);
+      m.wakee_cpu_same.push_back(pingpong_same_cpu(b, 500, true).wakee_cpu);
     }
     b.say(fmt::format("  futex ping-pong on CPU {}: {:.0f} ns per hand-off, FUTEX_WAKE call {:.0f} ns",
                       b.cpu_a, median(m.pingpong_same), median(m.wake_call_same)));
