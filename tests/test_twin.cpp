@@ -195,10 +195,12 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
                 " --out " + (d / "no-wait").string());
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("--max-slowdown needs --wait-quiet") != std::string::npos);
-  const auto held = run_cli(base + "--wait-quiet 1 --max-slowdown 1.0 --calibration " +
-                            (d / "slow-cal.json").string() + " --out " + (d / "held").string());
-  INFO(held.output);
-  REQUIRE(held.exit_code == 2);  // no such file: checked before any host run
+  // A calibration file that is not there: bad input before any host run, nothing written.
+  const auto missing = run_cli(base + "--wait-quiet 1 --max-slowdown 1.0 --calibration " +
+                               (d / "no-such-cal.json").string() + " --out " + (d / "missing").string());
+  INFO(missing.output);
+  REQUIRE(missing.exit_code == 2);
+  CHECK_FALSE(fs::exists(d / "missing" / "host"));
   json fast = cal;
   fast["machine"]["speed_ns_per_add"] = 1e-6;  // no CPU is that fast: the point waits, then runs
   std::ofstream(d / "fast-cal.json") << fast.dump();

@@ -318,6 +318,15 @@ int cmd_twin(const TwinOptions& o) {
       return kExitBadInput;
     }
   }
+  // The simulated side's calibration, once, before any host run: what the host runs are compared
+  // with, and with --max-slowdown the bound on their speed probe.
+  std::optional<config::Calibration> calibration;
+  try {
+    if (!o.calibration.empty()) calibration = config::load_calibration_file(o.calibration);
+  } catch (const config::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
   SweepOptions host;
   host.scenario = o.scenario;
   host.grids = grids;
@@ -334,14 +343,7 @@ int cmd_twin(const TwinOptions& o) {
   // The scenario's model-only fields (era, costs, ...) apply to the simulated side only.
   host.runner_args = {"--ignore-model-fields", "--wait-quiet", fmt::format("{}", o.wait_quiet_s)};
   if (o.max_slowdown > 0) {  // the host's bound on its speed probe, from the calibration's own reading
-    std::optional<double> speed;
-    try {
-      if (!o.calibration.empty())
-        speed = config::load_calibration_file(o.calibration).machine.speed_ns_per_add;
-    } catch (const config::InputError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return kExitBadInput;
-    }
+    const std::optional<double> speed = calibration ? calibration->machine.speed_ns_per_add : std::nullopt;
     if (!speed || *speed <= 0) {
       std::cerr << "error: --max-slowdown needs a --calibration with a CPU speed probe "
                    "(machine.speed_ns_per_add)\n";
@@ -380,9 +382,6 @@ int cmd_twin(const TwinOptions& o) {
     // What the host side could not honour, from its run_info files (the same for every point).
     std::set<std::string> ignored;
     json ignored_list = json::array();
-    // The simulated side's calibration, once: what the host runs are compared with.
-    const std::optional<config::Calibration> calibration =
-        o.calibration.empty() ? std::nullopt : std::optional(config::load_calibration_file(o.calibration));
     std::set<std::string> host_cpus;          // the CPU models the host runs recorded
     std::vector<double> host_speeds;          // their CPU speed probes before each window, ns per add
     std::vector<double> host_wakes;           // their idle-wake probes before each window, ns one-way
