@@ -454,7 +454,7 @@ bool Thread::consume_permit_or_prepare(State waiting_state, bool timed) {
 bool Thread::wait_off_cpu(TimeNs timeout, const char* what) {
   RunningGuard guard;
   const TimeNs t0 = engine_.clock_ns();
-  resched_at_ = kNoResched;  // __schedule clears the flag: its IPI, landing later, finds nothing
+  clear_resched();  // __schedule clears the flag (and an IPI landing later finds nothing)
   if (scheduled_) engine_.scheduler().block(*this, t0);
   bool timed_out = false;
   if (!std::isfinite(timeout)) {  // only another thread can end this wait

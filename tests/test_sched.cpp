@@ -139,6 +139,51 @@ TEST_CASE("sched: a thread that blocks switches out voluntarily, one that is pre
   CHECK(e.scheduler().preemptions() == 1);
 }
 
+TEST_CASE("sched: a thread that blocks with a preemption pending forgets it, as __schedule clears the flag") {
+  // Under CFS a woken sleeper preempts at once. The waker, a kernel thread under PREEMPT_NONE,
+  // meets no preemption point before it blocks; its switch out clears TIF_NEED_RESCHED, so when it
+  // runs again nothing is pending and its cond_resched() does not switch.
+  MachineSpec m = machine(1, SchedPolicy::Cfs);
+  m.sched.preempt = PreemptModel::None;
+  Engine e(m, PrimitiveCosts{});
+  ThreadOptions kthread;
+  kthread.kernel = true;
+  Thread* waker = nullptr;
+  bool pending_before_block = false, pending_after_block = true;
+  // Spawned first, so it runs first and is asleep when woken.
+  Thread& other = e.spawn(
+      "other", "kthread", 0,
+      [&] {
+        current().park();
+        current().compute(0.1 * kMs, intern("work"));
+        wake_up_process(*waker);
+        current().sleep_ns(0.1 * kMs);
+        current().compute(0.1 * kMs, intern("work"));  // queued behind the waker when it returns
+      },
+      kthread);
+  waker = &e.spawn(
+      "waker", "kthread", 0,
+      [&] {
+        current().compute(2 * kMs, intern("work"));  // ahead of the sleeper by more than the granularity
+        wake_up_process(other);
+        current().compute(0.1 * kMs, intern("work"));  // the wakee's preemption is asked meanwhile
+        pending_before_block = current().resched_deferred();
+        current().park();
+        pending_after_block = current().resched_deferred();
+        current().cond_resched();
+        current().compute(1 * kMs, intern("work"));
+      },
+      kthread);
+  e.run_until_ns(1e9);
+  const auto count = [](const Thread& t, Label l) {
+    const auto w = t.window_counts_by_symbol();
+    return l < w.size() ? w[l] : 0;
+  };
+  CHECK(pending_before_block);
+  CHECK_FALSE(pending_after_block);
+  CHECK(count(*waker, sym::switch_involuntary()) == 0);
+}
+
 TEST_CASE("sched: wake-ups are counted on the wakee by the waker's class and by where the wakee was put") {
   // As the kernel's sched_waking and sched_wakeup count them (bench/sched_trace.py): a thread
   // pinned to CPU 1, woken twice from CPU 0, lands on another CPU; one pinned to CPU 0 on the
