@@ -665,7 +665,7 @@ void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
   switch_next(cpu, &t, now);
 }
 
-void CpuScheduler::yield(Thread& t, TimeNs now) {
+bool CpuScheduler::yield(Thread& t, TimeNs now) {
   const int cpu = t.cpu();
   Rq& q = rq(cpu);
   if (q.curr != &t) throw std::logic_error("scheduler: " + t.name() + " yields but is not running");
@@ -678,7 +678,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   if (next == &t || !next) {  // nobody else should run: keep going
     t.sched().exec_start = now;
     t.sched().acct_start = std::max(t.sched().acct_start, q.clock);
-    return;
+    return false;
   }
   ++preemptions_;
   t.count(sym::switch_involuntary());  // nivcsw: preempted, and another thread runs
@@ -692,6 +692,7 @@ void CpuScheduler::yield(Thread& t, TimeNs now) {
   q.queued.erase(std::find(q.queued.begin(), q.queued.end(), next));
   next->sched().queued = false;
   dispatch(cpu, *next, &t, now, 0);
+  return true;
 }
 
 bool CpuScheduler::tick(Thread& t, TimeNs now) {

@@ -126,7 +126,7 @@ class CpuScheduler {
   void wake(Thread& t, Thread* waker, int waker_cpu, TimeNs now, bool by_timer = false,
             Wake how = Wake::Normal);
   // The running thread `t` is preempted: back into its queue; the CPU picks again.
-  void yield(Thread& t, TimeNs now);
+  bool yield(Thread& t, TimeNs now);  // true: another thread runs now, `t` waits runnable
   // A tick while `t` runs: true if it should be preempted now.
   bool tick(Thread& t, TimeNs now);
   // `t` starts running after its dispatch (and its switch-in delay).
@@ -148,6 +148,11 @@ class CpuScheduler {
     return now < ipi_pending_until_[static_cast<std::size_t>(cpu)];
   }
   bool has_queued(int cpu) const { return !rqs_[static_cast<std::size_t>(cpu)].queued.empty(); }
+  // Anything a pick on `cpu` could choose or drop besides its current thread: queued or delayed.
+  bool has_others(int cpu) const {
+    const auto& q = rqs_[static_cast<std::size_t>(cpu)];
+    return !q.queued.empty() || !q.delayed.empty();
+  }
   bool idle(int cpu) const;
   // Where a wake-up by `waker` would put `t` now (select_task_rq_fair), for the waker's cost.
   int wake_target(const Thread& t, const Thread& waker, Wake how, TimeNs now) const;

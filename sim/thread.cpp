@@ -299,14 +299,30 @@ void Thread::run_ns(TimeNs ns) {
   }
 }
 
-void Thread::yield_cpu() {
+bool Thread::yield_cpu() {
   if (spin_held_ > 0 || waiting_lock_)
     throw std::logic_error(name_ + ": preempted while holding or waiting for a spinlock (" +
                            (waiting_lock_ ? waiting_lock_->name() : held_.back().lock->name()) + ")");
   clear_resched();
   RunningGuard guard;
-  engine_.scheduler().yield(*this, engine_.clock_ns());
+  const bool switched = engine_.scheduler().yield(*this, engine_.clock_ns());
   if (!se_.on_cpu) wait_dispatch();
+  return switched;
+}
+
+void Thread::schedule_running(Label path) {
+  check_may_sleep(path, "calls schedule()");
+  if (!scheduled_) return;
+  const Cycles pick = engine_.costs().schedule_noswitch_cycles;
+  // Alone on its CPU, nobody able to join it before its local date, no preemption asked (the
+  // real pick would clear it): the pick finds it again.
+  if (!resched_pending() && !engine_.scheduler().has_others(cpu_) && run_ahead_verdict() == SyncCause::None) {
+    charge(pick, sym::schedule());
+    return;
+  }
+  flush();  // the pick sees its vruntime up to now
+  fold_resched(engine_.clock_ns());
+  if (!yield_cpu()) charge(pick, sym::schedule());
 }
 
 void Thread::wait_dispatch() {

@@ -77,6 +77,10 @@ class Thread {
   TimeNs local_now_ns() const;
   void park(Label path = kNoLabel);  // block until unpark(); returns at once if a permit is pending
   bool park_for_ns(TimeNs ns, Label path = kNoLabel);  // false on timeout
+  // schedule() called while still TASK_RUNNING (a loop that set no sleeping state, as io-wq's
+  // worker after handled work): the CPU picks again. A thread due there runs first and this one
+  // waits runnable (an involuntary switch); else it goes on, having paid the pick.
+  void schedule_running(Label path = kNoLabel);
   // Busy-wait (a polling loop whose passes find nothing) until unpark() or for at most ns (infinity:
   // no timeout). The thread keeps its CPU busy meanwhile, accounted to `symbol`. False on timeout.
   bool spin_for_ns(TimeNs ns, Label symbol);
@@ -171,7 +175,7 @@ class Thread {
   bool preemptible() const;           // now, in its current mode
   bool preemptible_at_point() const;  // at a preemption point (the model aside)
   void preemption_point();            // yield here if a preemption is pending
-  void yield_cpu();                   // preempted: let the CPU pick again
+  bool yield_cpu();                   // preempted: let the CPU pick again (true: it switched)
   void wait_dispatch();               // runnable: wait to be the CPU's current thread
   // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).
   void dispatch(TimeNs delay, bool switched, Cycles migrate_cycles, Cycles remote_wakee_cycles = 0);

@@ -170,3 +170,28 @@ TEST_CASE("echo: with more connections than the cache holds, each send and recv 
   }
   CHECK(cold["throughput"]["ops_per_s"].get<double>() < 0.95 * none["throughput"]["ops_per_s"].get<double>());
 }
+
+TEST_CASE(
+    "echo: pinned async-1, one connection: after handled work the worker's schedule() lets the server "
+    "run first and stays awake, as the host's switch counts show") {
+  // io_wq_worker sets TASK_INTERRUPTIBLE only at its loop's top and taking an item sets
+  // TASK_RUNNING, so the schedule_timeout() after handled work does not sleep. Per request the
+  // worker then yields to the server its completion woke twice (the recv, the send) and sleeps
+  // once (after arming the recv's poll), and the server's send finds it awake. The host's pinned
+  // runs count 1.01-1.03 voluntary and 1.97-1.98 involuntary worker switches per request, and the
+  // server 2.98 voluntary and 0.02 involuntary (validation.md, session 29). A server that had woken
+  // a worker with a preemption and then blocked must not carry that preemption into its next run.
+  const auto r =
+      run_results("pinned-async-1-c1", source_path("scenarios/twin/echo-pinned.json") +
+                                           " --variant async-1 --set warmup_ms=5 --set duration_ms=20 "
+                                           "--set workload.connections=1");
+  const auto& vol = r["context_switches"]["voluntary_per_request"];
+  const auto& invol = r["context_switches"]["involuntary_per_request"];
+  REQUIRE(r["echo"]["round_trips_window"].get<double>() > 100);
+  CHECK(vol["iou-wrk"].get<double>() == Approx(1).epsilon(0.05));
+  CHECK(invol["iou-wrk"].get<double>() == Approx(2).epsilon(0.05));
+  CHECK(vol["io_uring_echo_s"].get<double>() == Approx(3).epsilon(0.05));
+  CHECK(invol["io_uring_echo_s"].get<double>() < 0.05);
+  CHECK(r["wakeups"]["per_request"]["io_uring_echo_s"]["iou-wrk"]["total"].get<double>() ==
+        Approx(1).epsilon(0.05));
+}

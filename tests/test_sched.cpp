@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "config/scenario.hpp"
@@ -182,6 +183,72 @@ TEST_CASE("sched: a thread that blocks with a preemption pending forgets it, as 
   CHECK(pending_before_block);
   CHECK_FALSE(pending_after_block);
   CHECK(count(*waker, sym::switch_involuntary()) == 0);
+}
+
+namespace {
+// EEVDF on one CPU: the runner works 0.5 ms, wakes the sleeper (if any), works 0.2 ms more, then
+// calls schedule() still running. Returns when the runner went on, its involuntary switches and
+// the cycles it paid for picks that kept it.
+struct ScheduleRunning {
+  TimeNs resumed = 0;
+  std::uint64_t involuntary = 0;
+  double pick_cycles = 0;
+};
+ScheduleRunning schedule_running_case(bool with_sleeper) {
+  PrimitiveCosts c;
+  c.schedule_noswitch_cycles = 100;
+  MachineSpec m = machine(1, SchedPolicy::Eevdf);
+  m.sched.preempt = PreemptModel::None;
+  Engine e(m, c);
+  ThreadOptions kthread;
+  kthread.kernel = true;
+  Thread* sleeper = nullptr;
+  ScheduleRunning got;
+  if (with_sleeper)  // spawned first, so it runs first and is asleep when woken
+    sleeper = &e.spawn(
+        "sleeper", "kthread", 0,
+        [] {
+          current().park();
+          current().compute(1 * kMs, intern("work"));
+        },
+        kthread);
+  Thread& runner = e.spawn(
+      "runner", "kthread", 0,
+      [&] {
+        current().compute(0.5 * kMs, intern("work"));
+        if (sleeper) wake_up_process(*sleeper);
+        current().compute(0.2 * kMs, intern("work"));
+        current().schedule_running();
+        got.resumed = now_ns();
+      },
+      kthread);
+  e.run_until_ns(1e9);
+  const auto w = runner.window_counts_by_symbol();
+  got.involuntary = sym::switch_involuntary() < w.size() ? w[sym::switch_involuntary()] : 0;
+  const auto cy = runner.window_cycles_by_symbol();
+  got.pick_cycles = sym::schedule() < cy.size() ? cy[sym::schedule()] : 0;
+  return got;
+}
+}  // namespace
+
+TEST_CASE(
+    "sched: schedule() called while still running picks again: a thread due there runs first, the "
+    "caller waiting runnable") {
+  // The sleeper, woken at 0.5 ms with no lag, is placed level with the runner, which keeps its CPU
+  // (eligible, its slice protected). 0.2 ms later the runner is ahead of the queue's average: its
+  // schedule() picks the sleeper, which runs its 1 ms and exits, and the runner goes on at 1.7 ms,
+  // switched out once involuntarily.
+  const auto got = schedule_running_case(true);
+  CHECK(got.resumed == Approx(1.7 * kMs));
+  CHECK(got.involuntary == 1);
+  CHECK(got.pick_cycles == 0);
+}
+
+TEST_CASE("sched: schedule() called while still running and alone on its CPU goes on and pays the pick") {
+  const auto got = schedule_running_case(false);
+  CHECK(got.resumed == Approx(0.7 * kMs + 100));
+  CHECK(got.involuntary == 0);
+  CHECK(got.pick_cycles == 100);
 }
 
 TEST_CASE("sched: wake-ups are counted on the wakee by the waker's class and by where the wakee was put") {

@@ -403,8 +403,10 @@ void check_workers(LockUse u) {
   CHECK(workers["io_wqe_create_worker"] == 1);  // nr_workers++ for the first worker
   CHECK(workers["create_io_worker"] == 1);      // onto the free list
   CHECK(workers["__io_worker_busy"] == 1);      // off the free list as it takes the read
-  CHECK(workers["io_wqe_worker"] == 1);         // back on it when idle
-  CHECK(bound["io_wqe_dec_running"] == 2);      // the sleep hook peeks under acct->lock
+  // Back on it when idle: in the pass after the read, whose schedule() does not sleep (the worker
+  // is still TASK_RUNNING), and in the next, which sleeps.
+  CHECK(workers["io_wqe_worker"] == 2);
+  CHECK(bound["io_wqe_dec_running"] == 2);  // the sleep hook peeks under acct->lock
   CHECK(workers["io_wq_worker_sleeping"] == 0);
   CHECK(bound["__io_worker_busy"] == 0);  // worker-list changes never under the list lock
   CHECK(u.sites["acct->lock[unbound]"].empty());

@@ -280,12 +280,14 @@ void IoWq::worker_main(IoWqWorker& w) {
   IoWqAcct& acct = w.acct_;
   sim::Thread& self = *w.thread_;
   bool last_timeout = false;
+  bool ran = false;  // handled work since its last schedule(): still TASK_RUNNING
   for (;;) {
     list_lock(acct).lock(syms().site_worker);
     touch(list_lock(acct), c_.iowq_count_lines, syms().worker);
     if (acct.run_queue()) {
       handle_work(w);
       last_timeout = false;
+      ran = true;
       continue;
     }
     list_to_workers(acct, syms().site_worker);  // idle bookkeeping: free list, counts
@@ -307,6 +309,16 @@ void IoWq::worker_main(IoWqWorker& w) {
     if (!w.free_) {
       w.free_ = true;
       free_list_.push_front(&w);
+    }
+    if (ran) {
+      // The loop sets TASK_INTERRUPTIBLE only at its top and taking an item set TASK_RUNNING, so
+      // this pass's schedule_timeout() does not sleep: the CPU picks again (the server its
+      // completion woke may run first) while the worker stays free and awake, found by the next
+      // enqueue without a wake-up. The next pass sleeps.
+      workers.unlock();
+      ran = false;
+      self.schedule_running(syms().worker);
+      continue;
     }
     // Idle from here: TASK_INTERRUPTIBLE, which the kernel sets before the queue check. Work
     // queued after that check must not wait for a new worker: either the enqueue woke us (it saw
