@@ -106,7 +106,8 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
   struct Landed {
     std::uint64_t mine = 0, other = 0;  // on the waker's CPU, on another
   };
-  std::map<std::pair<std::string, std::string>, Landed> wakeups;  // by (waker class, wakee class)
+  std::map<std::pair<std::string, std::string>, Landed> wakeups;           // by (waker class, wakee class)
+  std::map<std::pair<std::string, std::string>, std::uint64_t> preempted;  // (class out, class in)
   auto at = [](const std::vector<std::uint64_t>& v, sim::Label l) { return l < v.size() ? v[l] : 0; };
   for (const auto& t : e.threads()) {
     if (!t->accounted()) continue;
@@ -122,16 +123,22 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
       involuntary[t->comm()] += at(w, sim::sym::switch_involuntary());
     }
     for (std::size_t l = 0; l < w.size(); ++l) {
-      const sim::WokeBy* by = w[l] ? sim::woke_by_of(static_cast<sim::Label>(l)) : nullptr;
-      if (!by) continue;
-      Landed& d = wakeups[{by->waker_comm, t->comm()}];
-      (by->on_waker_cpu ? d.mine : d.other) += w[l];
+      if (!w[l]) continue;
+      if (const sim::WokeBy* by = sim::woke_by_of(static_cast<sim::Label>(l))) {
+        Landed& d = wakeups[{by->waker_comm, t->comm()}];
+        (by->on_waker_cpu ? d.mine : d.other) += w[l];
+      } else if (const std::string* next = sim::preempted_by_of(static_cast<sim::Label>(l))) {
+        preempted[{t->comm(), *next}] += w[l];
+      }
     }
   }
-  // Every pair of the scheduled classes (the keys of `voluntary`) is listed, none woken as 0: a
-  // reader finds each key.
+  // Every pair of the scheduled classes (the keys of `voluntary`) is listed, none woken or
+  // preempted as 0: a reader finds each key.
   for (const auto& a : voluntary)
-    for (const auto& b : voluntary) wakeups[{a.first, b.first}];
+    for (const auto& b : voluntary) {
+      wakeups[{a.first, b.first}];
+      preempted[{a.first, b.first}];
+    }
   const double n = results.at("window").at("completions").get<double>();
   auto per = [n](std::uint64_t c) {
     return n > 0 ? nlohmann::json(static_cast<double>(c) / n) : nlohmann::json(nullptr);
@@ -158,6 +165,9 @@ nlohmann::json per_request_section(const sim::Engine& e, const nlohmann::json& r
     vol_total += c;
     invol_total += involuntary[cls];
   }
+  // As bench/sched_trace.py prints the host's: each class's preemptions by the class that ran next.
+  cs["involuntary_by_per_request"] = nlohmann::json::object();
+  for (const auto& [who, c] : preempted) cs["involuntary_by_per_request"][who.first][who.second] = per(c);
   cs["voluntary_total"] = vol_total;
   cs["involuntary_total"] = invol_total;
   cs["per_request_total"] = per(vol_total + invol_total);

@@ -682,6 +682,7 @@ bool CpuScheduler::yield(Thread& t, TimeNs now) {
   }
   ++preemptions_;
   t.count(sym::switch_involuntary());  // nivcsw: preempted, and another thread runs
+  t.count(next->preempted_by_label());
   t.sched().on_cpu = false;
   t.sched().last_cpu = cpu;
   t.sched().queued = true;

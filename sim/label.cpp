@@ -9,6 +9,7 @@ struct Table {
   std::deque<std::string> names;  // deque: references stay valid as it grows
   std::unordered_map<std::string_view, Label> ids;
   std::unordered_map<Label, WokeBy> woke_by;
+  std::unordered_map<Label, std::string> preempted_by;
 };
 Table& table() {
   static Table t;
@@ -41,6 +42,17 @@ Label woke_by(const std::string& waker_comm, bool on_waker_cpu) {
 }
 const WokeBy* woke_by_of(Label id) {
   const auto& m = table().woke_by;
+  const auto it = m.find(id);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+Label preempted_by(const std::string& next_comm) {
+  const Label l = intern("(preempted by " + next_comm + ")");
+  table().preempted_by.try_emplace(l, next_comm);
+  return l;
+}
+const std::string* preempted_by_of(Label id) {
+  const auto& m = table().preempted_by;
   const auto it = m.find(id);
   return it == m.end() ? nullptr : &it->second;
 }

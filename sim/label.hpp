@@ -24,6 +24,11 @@ struct WokeBy {
 Label woke_by(const std::string& waker_comm, bool on_waker_cpu);
 const WokeBy* woke_by_of(Label id);  // null for a label that does not count wake-ups
 
+// A preemption, counted on the thread switched out by the class of the thread that ran next:
+// sched_switch with prev_state R, which bench/sched_trace.py counts on the real kernel.
+Label preempted_by(const std::string& next_comm);
+const std::string* preempted_by_of(Label id);  // the next thread's class; null for other labels
+
 // Symbols the primitives themselves charge to; named as `perf` shows them.
 namespace sym {
 Label spin_fast();           // _raw_spin_lock

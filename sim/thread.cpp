@@ -733,6 +733,11 @@ Label Thread::woke_by_label(bool on_my_cpu) const {
   return l;
 }
 
+Label Thread::preempted_by_label() const {
+  if (preempted_by_ == kNoLabel) preempted_by_ = preempted_by(comm_);
+  return preempted_by_;
+}
+
 std::vector<std::uint64_t> Thread::window_counts_by_symbol() const {
   std::vector<std::uint64_t> w = counts_;
   for (std::size_t i = 0; i < count_base_.size() && i < w.size(); ++i) w[i] -= count_base_[i];

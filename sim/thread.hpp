@@ -138,6 +138,9 @@ class Thread {
   std::vector<std::uint64_t> window_counts_by_symbol() const;
   // The label a wake-up by this thread is counted under on its wakee (sim::woke_by), made once.
   Label woke_by_label(bool on_my_cpu) const;
+  // The label a preemption for this thread is counted under on the one switched out
+  // (sim::preempted_by), made once.
+  Label preempted_by_label() const;
 
   // --- checks (sim/checks.hpp) ---
   struct HeldLock {
@@ -230,6 +233,7 @@ class Thread {
   std::vector<Cycles> cycles_, base_;
   std::vector<std::uint64_t> counts_, count_base_;
   mutable Label woke_by_[2] = {kNoLabel, kNoLabel};  // woke_by_label's, on another CPU / on mine
+  mutable Label preempted_by_ = kNoLabel;            // preempted_by_label's
   TimeNs run_delay_base_ = 0;
   std::vector<HeldLock> held_;
   int spin_held_ = 0;

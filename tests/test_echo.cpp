@@ -194,4 +194,13 @@ TEST_CASE(
   CHECK(invol["io_uring_echo_s"].get<double>() < 0.05);
   CHECK(r["wakeups"]["per_request"]["io_uring_echo_s"]["iou-wrk"]["total"].get<double>() ==
         Approx(1).epsilon(0.05));
+  // Each of the worker's preemptions lets the server run (its completion woke it), as the host's
+  // sched_switch trace shows; the classes' preemptions by class add up to their totals.
+  const auto& by = r["context_switches"]["involuntary_by_per_request"];
+  CHECK(by["iou-wrk"]["io_uring_echo_s"].get<double>() == Approx(invol["iou-wrk"].get<double>()));
+  for (const auto& [cls, total] : invol.items()) {
+    double sum = 0;
+    for (const auto& [next, n] : by[cls].items()) sum += n.get<double>();
+    CHECK(sum == Approx(total.get<double>()));
+  }
 }

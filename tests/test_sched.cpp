@@ -121,13 +121,14 @@ TimeNs sleeper_runs_at(SchedPolicy policy) {
 TEST_CASE("sched: a thread that blocks switches out voluntarily, one that is preempted involuntarily") {
   // The kernel's nvcsw and nivcsw, which the host reads per thread: the sleeper leaves its CPU
   // once by sleeping; the runner, preempted at the 4 ms tick for it, once involuntarily; the
-  // sleeper's end (it exits) is neither.
+  // sleeper's end (it exits) is neither. The runner's preemption is counted by the class of the
+  // thread that ran next, as bench/sched_trace.py counts sched_switch on the host.
   Engine e(machine(1, SchedPolicy::Eevdf), PrimitiveCosts{});
-  Thread& sleeper = e.spawn("sleeper", "app", 0, [&] {
+  Thread& sleeper = e.spawn("sleeper", "waking-app", 0, [&] {
     current().sleep_ns(0.2 * kMs);
     current().compute(1 * kMs, intern("work"));
   });
-  Thread& runner = e.spawn("runner", "app", 0, [&] { current().compute(20 * kMs, intern("work")); });
+  Thread& runner = e.spawn("runner", "busy-app", 0, [&] { current().compute(20 * kMs, intern("work")); });
   e.run_until_ns(1e9);
   auto count = [](const Thread& t, Label l) {
     const auto w = t.window_counts_by_symbol();
@@ -138,6 +139,14 @@ TEST_CASE("sched: a thread that blocks switches out voluntarily, one that is pre
   CHECK(count(runner, sym::switch_voluntary()) == 0);
   CHECK(count(runner, sym::switch_involuntary()) == 1);
   CHECK(e.scheduler().preemptions() == 1);
+  CHECK(count(runner, preempted_by("waking-app")) == 1);
+  CHECK(count(runner, preempted_by("busy-app")) == 0);
+  CHECK(count(sleeper, preempted_by("busy-app")) == 0);
+  const std::string* next = preempted_by_of(preempted_by("waking-app"));
+  REQUIRE(next);
+  CHECK(*next == "waking-app");
+  CHECK(preempted_by_of(intern("work")) == nullptr);
+  CHECK(preempted_by_of(woke_by("waking-app", true)) == nullptr);
 }
 
 TEST_CASE("sched: a thread that blocks with a preemption pending forgets it, as __schedule clears the flag") {
