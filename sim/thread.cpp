@@ -215,17 +215,28 @@ bool Thread::preemptible() const {
 // A preemption asked while this thread ran in kernel mode takes effect here. Nothing to do when
 // none is pending and no other thread can ask for it before this thread's local date.
 void Thread::preemption_point() {
-  if (!scheduled_) return;
+  if (sync_resched() && preemptible_at_point()) yield_cpu();
+}
+
+// Whether a preemption is due at the local date: known without an event when no other thread
+// could have asked for one before it (the lookahead); else the pending work runs first.
+bool Thread::sync_resched() {
+  if (!scheduled_) return false;
   if (!need_resched_ && local_now_ns() < resched_at_) {
     const SyncCause why = run_ahead_verdict();
-    if (why == SyncCause::None) return;
+    if (why == SyncCause::None) return false;
     note_sync_cause(why);
   } else {
     note_sync_cause(SyncCause::Resched);
   }
   flush();  // still in kernel mode: runs to its end, noting any preemption asked meanwhile
   fold_resched(engine_.clock_ns());
-  if (need_resched_ && preemptible_at_point()) yield_cpu();
+  return need_resched_;
+}
+
+bool Thread::need_resched() {
+  if (engine_.scheduler().spec().preempt == PreemptModel::Full) return false;
+  return sync_resched();
 }
 
 void Thread::exit_kernel() {

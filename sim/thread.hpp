@@ -101,6 +101,10 @@ class Thread {
   void might_resched();  // might_sleep(): a preemption point under PreemptModel::Voluntary
   // need_resched() in kernel code: a preemption waits for this thread's next preemption point.
   bool resched_deferred() const;
+  // need_resched() tested by kernel code before a cond_resched() it prepares for (dropping a lock
+  // first): whether a preemption is due at this thread's local date, brought up to it first. False
+  // under PreemptModel::Full, where a preemption never waits.
+  bool need_resched();
 
   // --- from any thread ---
   void unpark(Wake how = Wake::Normal);  // wake a parked thread, or leave a permit
@@ -178,6 +182,7 @@ class Thread {
   bool preemptible() const;           // now, in its current mode
   bool preemptible_at_point() const;  // at a preemption point (the model aside)
   void preemption_point();            // yield here if a preemption is pending
+  bool sync_resched();                // is one pending at the local date (brought up to it first)
   bool yield_cpu();                   // preempted: let the CPU pick again (true: it switched)
   void wait_dispatch();               // runnable: wait to be the CPU's current thread
   // Called by the scheduler: become the CPU's current thread after `delay` (waking the CPU).

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "models/net/socket.hpp"
+#include "models/uring/task.hpp"
+#include "sim/sched.hpp"
 #include "uring_fixture.hpp"
 
 using namespace uringsim;
@@ -210,4 +212,60 @@ TEST_CASE(
   CHECK(per_wait == std::vector<std::size_t>{1, 20, 9});
   for (int i = 0; i < kN; ++i)
     CHECK(seen[static_cast<std::size_t>(i)].user_data == static_cast<std::uint64_t>(i));
+}
+
+namespace {
+// A kernel thread runs three task_work items under PREEMPT_NONE; the first wakes a sleeper that
+// preempts it at once (CFS, the runner ahead by more than the wake-up granularity). Returns the
+// items that ran before the sleeper did.
+int items_before_wakee(bool resched_per_item) {
+  sim::MachineSpec m;
+  m.cores = 1;
+  m.ghz = 1.0;
+  m.sched.policy = sim::SchedPolicy::Cfs;
+  m.sched.preempt = sim::PreemptModel::None;
+  sim::Engine e(m, sim::PrimitiveCosts{});
+  KernelConfig k = test::test_kernel();
+  k.tw_resched_per_item = resched_per_item;
+  UringCosts uc{};
+  Task task(uc, k);
+  int done = 0, seen_by_wakee = -1;
+  sim::ThreadOptions kthread;
+  kthread.kernel = true;
+  sim::Thread& wakee = e.spawn("wakee", "wakee", 0, [&] {
+    sim::current().park();
+    seen_by_wakee = done;
+  });
+  sim::Thread& owner = e.spawn(
+      "owner", "owner", 0,
+      [&] {
+        auto& self = sim::current();
+        self.compute(2e6, sim::intern("work"));  // ahead of the sleeper by more than the granularity
+        task.add(nullptr, [&] {
+          sim::wake_up_process(wakee);
+          ++done;
+        });
+        for (int i = 0; i < 2; ++i)
+          task.add(nullptr, [&] {
+            sim::current().compute(10 * kUs, sim::intern("item"));
+            ++done;
+          });
+        task.run();
+        self.park();
+      },
+      kthread);
+  task.set_thread(owner);
+  e.run_until_ns(1e9);
+  return seen_by_wakee;
+}
+}  // namespace
+
+// io_handle_tw_list: if need_resched() after an item, flush the ring, drop uring_lock and
+// cond_resched() (commit f58680085478). Without the check (the model's 5.x eras) a kernel-mode task
+// under PREEMPT_NONE runs its whole batch before the thread it woke. One engine per process: two cases.
+TEST_CASE("task_work run: 6.8's handle_tw_list lets a woken thread preempt between items") {
+  CHECK(items_before_wakee(true) == 1);
+}
+TEST_CASE("task_work run: without the per-item check the whole batch runs before the woken thread") {
+  CHECK(items_before_wakee(false) == 3);
 }

@@ -36,16 +36,20 @@ const std::vector<Era>& eras() {
   // forced re-issue, workers' affinity, SQPOLL idle in jiffies, EEVDF, COOP_TASKRUN,
   // DEFER_TASKRUN, multishot recv, hybrid IOPOLL, DIO write caller completion, SQ thread's
   // task_work cap, io-wq's request free by task_work, first free worker counts as woken, lockless
-  // task_work list, epoll's sync wake-up, the idle CPU scan by utilization, base slice (us)
+  // task_work list, epoll's sync wake-up, the idle CPU scan by utilization, base slice (us),
+  // a reschedule point between task_work items
   static const std::vector<Era> table = {
-      {"5.15", A::Blocking, R::Inline, L::Global, false, true, true,  false, false, false, false, false,
-       false,  false,       false,     false,     false, 0,    false, false, false, false, false, 750},
-      {"5.16", A::Hybrid, R::TaskWork, L::Global, false, true, false, true,  false, false, false, false,
-       false,  false,     false,       false,     false, 0,    false, false, false, false, false, 750},
-      {"5.18", A::Hybrid, R::TaskWork, L::Split, false, true, false, true,  false, false, false, false,
-       false,  false,     false,       false,    false, 0,    false, false, false, false, false, 750},
-      {"6.x", A::Hybrid, R::TaskWork, L::Workers, true,  false, false, true, true, true, true, true,
-       true,  true,      true,        true,       false, 32,    true,  true, true, true, true, 700},
+      {"5.15", A::Blocking, R::Inline, L::Global, false, true,  true,  false, false,
+       false,  false,       false,     false,     false, false, false, false, 0,
+       false,  false,       false,     false,     false, 750,   false},
+      {"5.16", A::Hybrid, R::TaskWork, L::Global, false, true,  false, true,  false,
+       false,  false,     false,       false,     false, false, false, false, 0,
+       false,  false,     false,       false,     false, 750,   false},
+      {"5.18", A::Hybrid, R::TaskWork, L::Split, false, true,  false, true,  false,
+       false,  false,     false,       false,    false, false, false, false, 0,
+       false,  false,     false,       false,    false, 750,   false},
+      {"6.x", A::Hybrid, R::TaskWork, L::Workers, true, false, false, true, true, true, true, true, true,
+       true,  true,      true,        false,      32,   true,  true,  true, true, true, 700,  true},
   };
   return table;
 }
@@ -72,7 +76,9 @@ std::string eras_markdown() {
       "| a request io-wq completed is freed | an enqueue whose first free worker is awake "
       "| task_work list | a socket's data wakes an `epoll_wait` sleeper (`epoll_wake` auto) "
       "| a wake-up's scan for an idle CPU | base slice (`sysctl_sched_base_slice`, before scaling) "
-      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+      "| task_work run reschedules "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|--"
+      "-|"
       "\n";
   for (const Era& e : eras()) {
     md += std::string("| ") + e.name + " | `" + async_mode_name(e.async_mode) + "` | `" +
@@ -92,7 +98,9 @@ std::string eras_markdown() {
           (e.tw_lockless ? "lockless llist" : "under `tctx->task_lock`") + " | " +
           (e.epoll_wake_sync ? "sync (`WF_SYNC`)" : "plain") + " | " +
           (e.sis_util ? "as far as utilization allows (`SIS_UTIL`)" : "always") + " | " +
-          std::to_string(static_cast<int>(e.base_slice_us)) + " us |\n";
+          std::to_string(static_cast<int>(e.base_slice_us)) + " us | " +
+          (e.tw_resched_per_item ? "between items, when `need_resched()`" : "not modelled (once per batch)") +
+          " |\n";
   }
   return md;
 }

@@ -67,6 +67,11 @@ struct Era {
   // sched_min_granularity, EEVDF from 6.6), 700 in mainline's EEVDF by 6.18 (this project's
   // 6.18 host shows se.slice = 1 400 000 ns for its threads on 2 CPUs in /proc/PID/sched).
   double base_slice_us;
+  // handle_tw_list: between task_work items, when need_resched(), flush the ring's completions,
+  // drop uring_lock and cond_resched() (6.8, commit f58680085478 "io_uring: add reschedule point to
+  // handle_tw_list()", also in stable 5.10+). Before it, tctx_task_work called cond_resched() once
+  // per batch with uring_lock held, which the model does not have.
+  bool tw_resched_per_item;
 };
 
 const std::vector<Era>& eras();

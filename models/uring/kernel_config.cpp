@@ -31,6 +31,7 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.iowq_free_via_tw = e.iowq_free_via_tw;
   k.iowq_wake_first_free = e.iowq_wake_first_free;
   k.tw_lockless = e.tw_lockless;
+  k.tw_resched_per_item = e.tw_resched_per_item;
   k.epoll_wake_sync = e.epoll_wake_sync;
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;

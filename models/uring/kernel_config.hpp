@@ -33,6 +33,7 @@ struct KernelConfig {
   bool iowq_free_via_tw = false;      // the era's (models/uring/era.hpp)
   bool iowq_wake_first_free = false;  // the era's
   bool tw_lockless = false;           // the era's: the task_work list is an llist, no tctx->task_lock
+  bool tw_resched_per_item = false;   // the era's: handle_tw_list's need_resched() check per item
   bool epoll_wake_sync = false;       // kernel.epoll_wake: ep_poll_callback wakes with WF_SYNC
   bool tw_on_enter = false;           // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once = false;             // REQ_F_POLLED: a request is polled at most once, then punted (5.15)

@@ -34,7 +34,8 @@ sim::Label sym_ipi() {
 }
 }  // namespace
 
-Task::Task(const UringCosts& costs, const KernelConfig& k) : costs_(costs) {
+Task::Task(const UringCosts& costs, const KernelConfig& k)
+    : costs_(costs), resched_per_item_(k.tw_resched_per_item) {
   if (k.tw_lockless)
     list_head_ = std::make_unique<sim::AtomicLine>("tctx->task_list");
   else
@@ -124,6 +125,14 @@ void Task::run_items(std::deque<Item>& batch, std::size_t n) {
     self.charge(costs_.tw_run, sym_run());
     ++items_run_;
     item.fn();
+    // handle_tw_list (6.8+): a preemption asked meanwhile (an item woke a worker that should run)
+    // is taken here, after flushing the ring's completions and dropping its uring_lock, not at
+    // the end of the system call.
+    if (resched_per_item_ && self.need_resched()) {
+      if (locked) locked->tw_end();
+      locked = nullptr;
+      self.cond_resched();
+    }
   }
   if (locked) locked->tw_end();
 }

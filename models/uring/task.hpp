@@ -75,6 +75,7 @@ class Task {
   sim::WaitQueue* sleeping_on_ = nullptr;
   std::function<void()> kick_;
   bool sqpoll_ = false;
+  bool resched_per_item_;  // KernelConfig::tw_resched_per_item
   std::uint64_t items_run_ = 0, runs_ = 0, ipis_ = 0;
 };
 
