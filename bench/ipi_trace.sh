@@ -16,8 +16,7 @@ BIN=${BIN:-build/tools/uringsim}
 OUT=$(mktemp -d)
 cleanup() {
   tracefs_close
-  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$OUT"/. "$KEEP"/; fi
-  rm -rf "$OUT"
+  traced_run_end
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -23,9 +23,7 @@ host_pid=
 cleanup() {
   [ -n "$tracefs_armed" ] && { echo 0 >"$T/events/raw_syscalls/filter" || true; }
   tracefs_close
-  [ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null || true
-  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$OUT"/. "$KEEP"/; fi
-  rm -rf "$OUT"
+  traced_run_end
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -36,3 +36,10 @@ tracefs_close() {
   fi
   [ -n "$tracefs_mounted" ] && umount "$T" 2>/dev/null || true
 }
+# The end of a traced run, after tracefs_close: stop the `uringsim host` still running (its pid in
+# host_pid, if set), copy the run's directory OUT to KEEP if that is set, and remove it.
+traced_run_end() {
+  [ -n "${host_pid:-}" ] && kill "$host_pid" 2>/dev/null || true
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$OUT"/. "$KEEP"/; fi
+  rm -rf "$OUT"
+}
