@@ -576,8 +576,14 @@ void CpuScheduler::leave_delayed(Rq& q, Thread& t) {
   t.sched().delayed = false;
 }
 
+// With only delayed threads left, pick_next_entity picks them one by one, in pick_eevdf's order
+// (the eligible one with the earliest deadline first), and dequeues each: the first leaves with
+// its lag (>= 0, cut to 0), the last alone, at the average.
 void CpuScheduler::drop_delayed(Rq& q) {
-  while (!q.delayed.empty()) leave_delayed(q, *q.delayed.back());
+  while (!q.delayed.empty()) {
+    Thread* next = policy_->pick(q, nullptr);
+    leave_delayed(q, next ? *next : *q.delayed.back());
+  }
 }
 
 // wakeup_preempt: `t` just joined the queue of a CPU that runs `curr`.

@@ -117,3 +117,37 @@ TEST_CASE(
   CHECK(slept == Approx(2 * kMs));
   CHECK(ran_again == Approx(7 * kMs));
 }
+
+TEST_CASE(
+    "delay dequeue: a CPU left with delayed threads drops them in pick order, each leaving with no lag") {
+  // X runs 1 ms and sleeps ahead of the average (delayed); Y then runs 1.5 ms and sleeps ahead too
+  // (delayed). The CPU has only delayed threads: pick_next_entity picks X first (eligible), which
+  // leaves with its positive lag cut to 0 (DELAY_ZERO), then Y alone, at the average: both 0.
+  // Dropped in the order they were delayed instead, Y would leave first with a negative lag.
+  Engine e(eevdf(1), PrimitiveCosts{});
+  Thread& x = e.spawn("x", "x", 0, [&] {
+    current().compute(1 * kMs, intern("work"));
+    current().park();
+  });
+  Thread& y = e.spawn("y", "y", 0, [&] {
+    current().compute(1.5 * kMs, intern("work"));
+    current().park();
+  });
+  bool x_delayed_while_y_runs = false;
+  ThreadOptions helper;
+  helper.accounted = false;
+  helper.daemon = true;
+  e.spawn(
+      "look", "helper", 0,
+      [&] {
+        current().sleep_ns(2 * kMs);  // Y runs from 1 to 2.5 ms
+        x_delayed_while_y_runs = x.sched().delayed && !y.sched().delayed;
+      },
+      helper);
+  e.run_until_ns(10 * kMs);
+  CHECK(x_delayed_while_y_runs);
+  CHECK_FALSE(x.sched().delayed);
+  CHECK_FALSE(y.sched().delayed);
+  CHECK(x.sched().vlag == Approx(0).margin(1e-3));
+  CHECK(y.sched().vlag == Approx(0).margin(1e-3));
+}
