@@ -5,7 +5,9 @@
 // is re-placed at V of the others. 1 GHz, zero primitive costs.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "sim/engine.hpp"
 #include "sim/label.hpp"
@@ -23,6 +25,14 @@ MachineSpec eevdf(int cores) {
   m.ghz = 1.0;
   m.sched.policy = SchedPolicy::Eevdf;
   return m;
+}
+
+// A helper outside the machine (not scheduled, not accounted) that looks at the queues.
+void spawn_look(Engine& e, std::function<void()> body) {
+  ThreadOptions helper;
+  helper.accounted = false;
+  helper.daemon = true;
+  e.spawn("look", "helper", 0, std::move(body), helper);
 }
 
 struct Seen {
@@ -52,19 +62,13 @@ Seen run(bool a_pinned) {
       a_opts);
   e.spawn("b", "app", 0, [&] { current().compute(20 * kMs, intern("work")); });
   e.spawn("c", "app", 1, [&] { current().compute(10.2 * kMs, intern("work")); });
-  ThreadOptions helper;
-  helper.accounted = false;
-  helper.daemon = true;
-  e.spawn(
-      "look", "helper", 0,
-      [&] {
-        Thread& self = current();
-        self.sleep_ns(10.5 * kMs);
-        s.at_sleep = e.scheduler().dump();
-        self.sleep_ns(1 * kMs);
-        s.after_wake = e.scheduler().dump();
-      },
-      helper);
+  spawn_look(e, [&] {
+    Thread& self = current();
+    self.sleep_ns(10.5 * kMs);
+    s.at_sleep = e.scheduler().dump();
+    self.sleep_ns(1 * kMs);
+    s.after_wake = e.scheduler().dump();
+  });
   e.run_until_ns(1e9);
   return s;
 }
@@ -134,16 +138,10 @@ TEST_CASE(
     current().park();
   });
   bool x_delayed_while_y_runs = false;
-  ThreadOptions helper;
-  helper.accounted = false;
-  helper.daemon = true;
-  e.spawn(
-      "look", "helper", 0,
-      [&] {
-        current().sleep_ns(2 * kMs);  // Y runs from 1 to 2.5 ms
-        x_delayed_while_y_runs = x.sched().delayed && !y.sched().delayed;
-      },
-      helper);
+  spawn_look(e, [&] {
+    current().sleep_ns(2 * kMs);  // Y runs from 1 to 2.5 ms
+    x_delayed_while_y_runs = x.sched().delayed && !y.sched().delayed;
+  });
   e.run_until_ns(10 * kMs);
   CHECK(x_delayed_while_y_runs);
   CHECK_FALSE(x.sched().delayed);
