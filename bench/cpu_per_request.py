@@ -10,7 +10,7 @@ import collections
 import json
 import sys
 
-CLASS = {"io_uring_echo_s": "server", "iou-wrk": "worker", "client": "client"}
+from model_wakeups import CLASS  # results' thread classes, as the trace scripts name them
 
 
 def main():

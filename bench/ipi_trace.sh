@@ -12,8 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/uringsim}
 . bench/tracefs.sh
-[ "$(id -u)" = 0 ] || { echo "ipi_trace: needs root (ftrace)" >&2; exit 2; }
-OUT=$(mktemp -d)
+traced_run_begin ipi_trace
 cleanup() {
   tracefs_close
   traced_run_end

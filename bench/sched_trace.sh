@@ -17,9 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/uringsim}
 . bench/tracefs.sh
-[ "$(id -u)" = 0 ] || { echo "sched_trace: needs root (ftrace)" >&2; exit 2; }
-OUT=$(mktemp -d)
-host_pid=
+traced_run_begin sched_trace
 cleanup() {
   [ -n "$tracefs_armed" ] && { echo 0 >"$T/events/raw_syscalls/filter" || true; }
   tracefs_close

@@ -9,17 +9,11 @@ import json
 import re
 import sys
 
+from sched_trace import cls  # the thread classes, as bench/sched_trace.py names them
+
 SWITCH = re.compile(r"^\s*.+?-\d+\s+\[\d+\]\s+\S+\s+([\d.]+): sched_switch: prev_comm=(.+?) prev_pid=\d+ "
                     r".*prev_state=(\S+) ==> next_comm=(.+?) next_pid=")
 SKIP = {"trace_event_raw_event_sched_switch", "__traceiter_sched_switch", "__schedule"}
-
-
-def cls(comm):
-    for prefix, name in (("iou-wrk", "worker"), ("io_uring_echo", "server"), ("client", "client"),
-                         ("swapper", "idle")):
-        if comm.startswith(prefix):
-            return name
-    return "other"
 
 
 def main(trace, results):

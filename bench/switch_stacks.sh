@@ -13,9 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/uringsim}
 . bench/tracefs.sh
-[ "$(id -u)" = 0 ] || { echo "switch_stacks: needs root (ftrace)" >&2; exit 2; }
-OUT=$(mktemp -d)
-host_pid=
+traced_run_begin switch_stacks
 EV=sched/sched_switch
 COND='prev_comm ~ "iou-wrk*" || prev_comm ~ "io_uring_echo*"'
 cleanup() {

@@ -36,6 +36,12 @@ tracefs_close() {
   fi
   [ -n "$tracefs_mounted" ] && umount "$T" 2>/dev/null || true
 }
+# The start of a traced run: refuse without root, make the run's directory OUT, no host run yet.
+traced_run_begin() {  # NAME
+  [ "$(id -u)" = 0 ] || { echo "$1: needs root (ftrace)" >&2; exit 2; }
+  OUT=$(mktemp -d)
+  host_pid=
+}
 # The end of a traced run, after tracefs_close: stop the `uringsim host` still running (its pid in
 # host_pid, if set), copy the run's directory OUT to KEEP if that is set, and remove it.
 traced_run_end() {
