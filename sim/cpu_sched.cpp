@@ -312,19 +312,25 @@ bool CpuScheduler::wake_needs_ipi(Thread& t, int cpu, TimeNs now) {
   // resched_curr sends none when the running thread's TIF_NEED_RESCHED is set already.
   if (q.curr->resched_pending()) return false;
   // Busy: the IPI is resched_curr's, sent only if `t` would preempt. Tried on a copy of the
-  // state: `t` placed and queued as enqueue() would, then everything put back.
-  account_curr(q, now);
+  // state: `t` placed and queued as enqueue() would, or requeued where it is delayed as
+  // requeue_delayed() would (before the running thread's update), then everything put back.
   auto& se = t.sched();
-  const SchedEntity saved = se;
-  const double min_v = q.min_vruntime, avg_v = q.avg_vruntime;
+  Thread& curr = *q.curr;
   const bool in_place = se.delayed && std::find(q.delayed.begin(), q.delayed.end(), &t) != q.delayed.end();
+  update_clock(q, now);
+  const SchedEntity saved = se, saved_curr = curr.sched();
+  const double min_v = q.min_vruntime, avg_v = q.avg_vruntime;
+  if (in_place) policy_->requeue_delayed(q, t);
+  update_vruntime(q, now);
   if (!in_place) {
     policy_->place(q, t, false);
     q.queued.push_back(&t);
   }
-  const bool preempts = policy_->wakeup_preempt(q, *q.curr, t);
+  const bool preempts = policy_->wakeup_preempt(q, curr, t);
   if (!in_place) q.queued.pop_back();
   se = saved;
+  // The real requeue must still find the running thread's vruntime as its last update left it.
+  if (in_place) curr.sched() = saved_curr;
   q.min_vruntime = min_v;
   q.avg_vruntime = avg_v;
   return preempts;
@@ -544,8 +550,13 @@ Resched CpuScheduler::resched_of(int waker_cpu, int cpu, bool by_timer) const {
 void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, Resched resched) {
   auto& se = t.sched();
   Rq& q = rq(t.cpu());
-  account_curr(q, now);
+  // ttwu_runnable updates the clock, then requeue_delayed_entity tests the lag (DELAY_ZERO)
+  // against the running thread's vruntime as its last update_curr left it: only the wake-up
+  // preemption check after it (check_preempt_wakeup_fair) brings that up to now. A thread
+  // delayed behind a running one may so come back behind the average, not at it.
+  update_clock(q, now);
   policy_->requeue_delayed(q, t);
+  update_vruntime(q, now);
   q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
   se.delayed = false;
   se.runnable_since = now;

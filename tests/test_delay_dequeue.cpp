@@ -2,7 +2,8 @@
 // while not eligible stays in its run queue, still counted, and is dropped when picked or when
 // its CPU goes idle; woken while delayed it is runnable again where it is if it cannot move,
 // and takes the full wake-up path (to an idle CPU) if it can; woken once it has paid its debt it
-// is re-placed at V of the others. 1 GHz, zero primitive costs.
+// is re-placed at V of the others, the debt and V read with the running thread's vruntime as its
+// last update left it. 1 GHz, zero primitive costs.
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -97,29 +98,34 @@ TEST_CASE("delay dequeue: an unpinned delayed thread woken while its CPU is busy
 }
 
 TEST_CASE(
-    "delay dequeue: a thread woken once its debt is paid lands at the runner's vruntime, not before it") {
+    "delay dequeue: a thread woken once its debt is paid is re-placed at the runner's vruntime as last "
+    "updated") {
   // A 10 ms slice and HZ 1000. The sleeper runs 0-2 ms and sleeps while not eligible (its 2 ms
-  // against the runner's 0): DELAY_DEQUEUE keeps it queued. The runner, picked at 2 ms with an
-  // initial deadline of half a slice (5 ms), has run 3 ms when the sleeper wakes at 5 ms: the
-  // sleeper's lag is +0.5 ms, so requeue_delayed_entity takes it out of the tree and places it
-  // with lag 0 at V of the others, the runner's own vruntime. The runner stays eligible and keeps
-  // its protected slice to its deadline (7 ms), where the tick hands over. (Placed at V counting
-  // its own old vruntime, 0.5 ms earlier, it would preempt the runner at once, at 5 ms.)
+  // against the runner's 0): DELAY_DEQUEUE keeps it queued. The runner, picked at 2 ms, was last
+  // updated by the 5 ms tick when the sleeper's timer wakes it at 5.5 ms: against that vruntime
+  // the sleeper's lag is +0.5 ms, so requeue_delayed_entity takes it out of the tree and places it
+  // with lag 0 at V of the others, the runner's vruntime of 5 ms (not at V counting its own old
+  // vruntime, 1 ms earlier). check_preempt_wakeup_fair's update then adds the runner's last 0.5 ms:
+  // the runner is no longer eligible and the sleeper runs at once, 0.5 ms behind it.
   MachineSpec m = eevdf(1);
   m.sched.hz = 1000;
   m.sched.base_slice_ns = 10 * kMs;
   Engine e(m, PrimitiveCosts{});
   TimeNs slept = -1, ran_again = -1;
+  double behind = -1;
+  Thread* runner = nullptr;
   e.spawn("sleeper", "app", 0, [&] {
     current().compute(2 * kMs, intern("work"));
     slept = now_ns();
-    current().sleep_ns(3 * kMs);
+    current().sleep_ns(3.5 * kMs);
     ran_again = now_ns();
+    behind = runner->sched().vruntime - current().sched().vruntime;
   });
-  e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
+  runner = &e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
   e.run_until_ns(1e9);
   CHECK(slept == Approx(2 * kMs));
-  CHECK(ran_again == Approx(7 * kMs));
+  CHECK(ran_again == Approx(5.5 * kMs));
+  CHECK(behind == Approx(0.5 * kMs));
 }
 
 TEST_CASE(
@@ -148,4 +154,38 @@ TEST_CASE(
   CHECK_FALSE(y.sched().delayed);
   CHECK(x.sched().vlag == Approx(0).margin(1e-3));
   CHECK(y.sched().vlag == Approx(0).margin(1e-3));
+}
+
+namespace {
+
+// The sleeper runs 0-1 ms and sleeps ahead of the average (delayed); the runner, picked at 1 ms,
+// runs on with no tick (HZ 250: the next at 4 ms) until the sleeper's timer wakes it at 3.5 ms.
+// Returns when the sleeper ran again.
+TimeNs requeue_before_update() {
+  MachineSpec m = eevdf(1);
+  m.sched.base_slice_ns = 10 * kMs;
+  Engine e(m, PrimitiveCosts{});
+  TimeNs ran_again = -1;
+  e.spawn("sleeper", "app", 0, [&] {
+    current().compute(1 * kMs, intern("work"));
+    current().sleep_ns(2.5 * kMs);
+    ran_again = now_ns();
+  });
+  e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
+  e.run_until_ns(1e9);
+  return ran_again;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "delay dequeue: a delayed thread's lag is tested against the runner's vruntime as its last update "
+    "left it") {
+  // requeue_delayed_entity runs before check_preempt_wakeup_fair's update_curr. At 3.5 ms the
+  // runner's vruntime is still the one it was picked with (1 ms behind the sleeper's), so the
+  // sleeper's lag is -0.5 ms: no DELAY_ZERO re-placement, it keeps its vruntime. The update then
+  // adds the runner's 2.5 ms: the sleeper's lag is +0.75 ms, the runner is not eligible and loses
+  // its CPU at once. (Tested after the update, the lag would be positive, the sleeper re-placed at
+  // the runner's vruntime, and the runner would keep its protected slice to the 8 ms tick.)
+  CHECK(requeue_before_update() == Approx(3.5 * kMs));
 }
