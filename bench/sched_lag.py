@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Summarises bench/sched_lag.bt's maps from one `uringsim host` echo run (bench/sched_lag.sh), per
+request (the run's round trips/s times the span of the traced events):
+- switches out by (class, S blocked / R preempted, next class, how the thread left its queue:
+  delayed, since it was not eligible, or gone with its lag's sign);
+- wake-ups by (waker, wakee, on the waker's CPU or another);
+- wake-ups onto a CPU running another echo thread of the same queue: was that thread still
+  eligible, the wakee's lag, was it told to reschedule (TIF_NEED_RESCHED, bit 4 with 6.18's
+  generic TIF bits), and did it then switch out preempted (R) or blocked (S);
+- the wakee's lag (V - vruntime) at those wake-ups, quartiles, in ns.
+With --sequence N, N events from the middle of the run in time order.
+Usage: bench/sched_lag.py TRACE.txt RESULTS.json [--sequence N]"""
+import argparse
+import collections
+import json
+import re
+import statistics
+
+from sched_trace import cls  # the thread classes, as bench/sched_trace.py names them
+
+NEED_RESCHED = 1 << 4
+ENTRY = re.compile(r"@(\w+)\[(\d+)(?:, (\d+))?\]: (.*)")
+WEIGHT = 1024  # nice 0, as the queue's sums count it (scale_load_down)
+
+
+def state(s):
+    # sched_switch's prev_state: 0 running (R), TASK_REPORT_MAX (256) preempted (R+), else blocked.
+    return "R" if s in (0, 256) else "S"
+
+
+def load(path):
+    comm, sw, wk = {}, [], []
+    for line in open(path):
+        m = ENTRY.match(line)
+        if not m:
+            continue
+        kind, key, cpu, value = m.groups()
+        if kind == "comm":
+            comm[int(key)] = value.strip()
+        elif kind in ("s", "w"):
+            fields = [int(x) for x in value.strip("()").split(", ")]
+            (sw if kind == "s" else wk).append((int(key), int(cpu), fields))
+    return comm, sw, wk
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("trace")
+    ap.add_argument("results")
+    ap.add_argument("--sequence", type=int, default=0)
+    a = ap.parse_args()
+    comm, sw, wk = load(a.trace)
+    if not sw:
+        raise SystemExit(f"sched_lag: no switch of the echo's threads in {a.trace}")
+    for what, n_, cap in (("switches", len(sw), 1000000), ("wake-ups", len(wk), 1000000)):
+        if n_ >= cap:
+            print(f"sched_lag: the {what} map is full ({cap}): later events were dropped")
+    name = lambda pid: comm.get(pid, "swapper" if pid == 0 else "other")
+    kind = lambda pid: cls(name(pid))
+    events = sorted([(t, "s", c, f) for t, c, f in sw] + [(t, "w", c, f) for t, c, f in wk])
+    span = (events[-1][0] - events[0][0]) / 1e9
+    ops = json.load(open(a.results))["throughput"]["ops_per_s"]
+    n = ops * span
+    print(f"{ops:.0f} round trips/s; traced over {span:.3f} s: {n:.0f} requests; "
+          f"{len(sw)} switches, {len(wk)} wake-ups")
+    switches, wakes, decisions = collections.Counter(), collections.Counter(), collections.Counter()
+    lags = collections.defaultdict(list)
+    told = {}  # cpu -> (running pid, decision) of a wake-up that asked it to reschedule
+    lines = []
+    middle = len(events) // 2
+    for i, (t, k, cpu, f) in enumerate(events):
+        show = a.sequence and middle <= i < middle + a.sequence
+        if k == "s":
+            prev, st, nxt, vlag, delayed, nq = f
+            left = "delayed" if delayed else ("lag>0" if vlag > 0 else "lag<0" if vlag < 0 else "lag=0")
+            if state(st) == "R":
+                left = "-"
+            switches[(kind(prev), state(st), kind(nxt), left)] += 1
+            if cpu in told and told[cpu][0] == prev:
+                decisions[told.pop(cpu)[1] + (state(st),)] += 1
+            if show:
+                lines.append(f"{(t - events[middle][0]) / 1e3:9.2f} cpu{cpu} {name(prev)} {state(st)} -> "
+                             f"{name(nxt)}  left {left}, {nq} queued")
+            continue
+        waker, wakee, tcpu, vr, cur, flags, cvr, con, sum_w, sum_weight, zero = f
+        wakes[(kind(waker), kind(wakee), "same CPU" if cpu == tcpu else "other CPU")] += 1
+        if show:
+            lines.append(f"{(t - events[middle][0]) / 1e3:9.2f} cpu{cpu} {name(waker)} wakes {name(wakee)} "
+                         f"on cpu{tcpu} (running {name(cur)}, resched {bool(flags & NEED_RESCHED)})")
+        if kind(cur) not in ("server", "worker", "client") or not con or kind(cur) == kind(wakee) == "client":
+            continue
+        # V: the queue's sums (the running thread is out of the tree) plus the running thread.
+        v = zero + (sum_w + (cvr - zero) * WEIGHT) / (sum_weight + WEIGHT)
+        key = (kind(wakee), kind(cur), "running eligible" if cvr <= v else "running not eligible",
+               "wakee lag>0" if v - vr > 0 else "wakee lag<=0", "resched" if flags & NEED_RESCHED else "no resched")
+        decisions[key] += 1
+        lags[key[:2]].append(v - vr)
+        if flags & NEED_RESCHED:
+            told[tcpu] = (cur, key)
+    print("\nswitches out per request (class, R preempted / S blocked, next, how it left its queue):")
+    for k, v in sorted(switches.items(), key=lambda kv: -kv[1]):
+        if v / n >= 0.005:
+            print(f"  {' '.join(k):<40} {v / n:.3f}")
+    print("\nwake-ups per request (waker, wakee, where):")
+    for k, v in sorted(wakes.items(), key=lambda kv: -kv[1]):
+        if v / n >= 0.005:
+            print(f"  {' '.join(k):<40} {v / n:.3f}")
+    print("\nwake-ups onto a CPU running an echo thread, per request (wakee, running, its eligibility,"
+          "\nthe wakee's lag, TIF_NEED_RESCHED; with R/S: what the running thread did next):")
+    for k, v in sorted(decisions.items(), key=lambda kv: -kv[1]):
+        if v / n >= 0.005:
+            print(f"  {' '.join(k):<80} {v / n:.3f}")
+    print("\nthe wakee's lag at those wake-ups, ns (quartiles):")
+    for k, v in sorted(lags.items()):
+        if len(v) >= 4 and len(v) / n >= 0.005:
+            q = statistics.quantiles(v, n=4)
+            print(f"  {k[0]} woken, {k[1]} running: {q[0]:9.0f} {q[1]:9.0f} {q[2]:9.0f}")
+    if lines:
+        print("\nsequence (µs from the middle of the run):")
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
