@@ -7,7 +7,11 @@ request (the run's round trips/s times the span of the traced events):
 - wake-ups onto a CPU running another echo thread of the same queue: was that thread still
   eligible, the wakee's lag, was it told to reschedule (TIF_NEED_RESCHED, bit 4 with 6.18's
   generic TIF bits), and did it then switch out preempted (R) or blocked (S);
-- the wakee's lag (V - vruntime) at those wake-ups, quartiles, in ns.
+- the wakee's lag (V - vruntime) at those wake-ups, quartiles, in ns;
+- how long a running thread told to reschedule took to switch out (under PREEMPT_NONE it runs
+  on to its next preemption point), and how long each woken thread waited for its CPU, by what
+  ran there and whether that was told, quartiles, in µs (switches away from the idle task are not
+  traced, so wake-ups onto an idle CPU are mostly missing there).
 With --sequence N, N events from the middle of the run in time order.
 Usage: bench/sched_lag.py TRACE.txt RESULTS.json [--sequence N]"""
 import argparse
@@ -66,6 +70,9 @@ def main():
     switches, wakes, decisions = collections.Counter(), collections.Counter(), collections.Counter()
     lags = collections.defaultdict(list)
     told = {}  # cpu -> (running pid, decision) of a wake-up that asked it to reschedule
+    told_at = {}  # cpu -> (date, running class, wakee class) of the first such wake-up
+    woken = {}  # pid -> (date, class running where it was put, told) of its last wake-up
+    to_switch, to_run = collections.defaultdict(list), collections.defaultdict(list)
     lines = []
     middle = len(events) // 2
     for i, (t, k, cpu, f) in enumerate(events):
@@ -78,12 +85,18 @@ def main():
             switches[(kind(prev), state(st), kind(nxt), left)] += 1
             if cpu in told and told[cpu][0] == prev:
                 decisions[told.pop(cpu)[1] + (state(st),)] += 1
+                t0, running, wakee = told_at.pop(cpu)
+                to_switch[(running, wakee, state(st))].append((t - t0) / 1e3)
+            if nxt in woken:
+                t0, running, was_told = woken.pop(nxt)
+                to_run[(kind(nxt), running, "told" if was_told else "not told")].append((t - t0) / 1e3)
             if show:
                 lines.append(f"{(t - events[middle][0]) / 1e3:9.2f} cpu{cpu} {name(prev)} {state(st)} -> "
                              f"{name(nxt)}  left {left}, {nq} queued")
             continue
         waker, wakee, tcpu, vr, cur, flags, cvr, con, sum_w, sum_weight, zero = f
         wakes[(kind(waker), kind(wakee), "same CPU" if cpu == tcpu else "other CPU")] += 1
+        woken[wakee] = (t, kind(cur), bool(flags & NEED_RESCHED))
         if show:
             lines.append(f"{(t - events[middle][0]) / 1e3:9.2f} cpu{cpu} {name(waker)} wakes {name(wakee)} "
                          f"on cpu{tcpu} (running {name(cur)}, resched {bool(flags & NEED_RESCHED)})")
@@ -95,8 +108,9 @@ def main():
                "wakee lag>0" if v - vr > 0 else "wakee lag<=0", "resched" if flags & NEED_RESCHED else "no resched")
         decisions[key] += 1
         lags[key[:2]].append(v - vr)
-        if flags & NEED_RESCHED:
+        if flags & NEED_RESCHED and tcpu not in told:
             told[tcpu] = (cur, key)
+            told_at[tcpu] = (t, kind(cur), kind(wakee))
     print("\nswitches out per request (class, R preempted / S blocked, next, how it left its queue):")
     for k, v in sorted(switches.items(), key=lambda kv: -kv[1]):
         if v / n >= 0.005:
@@ -115,6 +129,14 @@ def main():
         if len(v) >= 4 and len(v) / n >= 0.005:
             q = statistics.quantiles(v, n=4)
             print(f"  {k[0]} woken, {k[1]} running: {q[0]:9.0f} {q[1]:9.0f} {q[2]:9.0f}")
+    def quartiles(title, table):
+        print(title)
+        for k, v in sorted(table.items()):
+            if len(v) >= 4 and len(v) / n >= 0.005:
+                q = statistics.quantiles(v, n=4)
+                print(f"  {' '.join(k):<40} {len(v) / n:.3f} per request: {q[0]:7.1f} {q[1]:7.1f} {q[2]:7.1f}")
+    quartiles("\ntold to reschedule -> switched out, µs (running, wakee, R/S):", to_switch)
+    quartiles("\nwoken -> on its CPU, µs (wakee, what ran there, told or not):", to_run)
     if lines:
         print("\nsequence (µs from the middle of the run):")
         print("\n".join(lines))
