@@ -7,7 +7,8 @@ request (the run's round trips/s times the span of the traced events):
 - wake-ups onto a CPU running another echo thread of the same queue: was that thread still
   eligible, the wakee's lag, was it told to reschedule (TIF_NEED_RESCHED, bit 4 with 6.18's
   generic TIF bits), and did it then switch out preempted (R) or blocked (S);
-- the wakee's lag (V - vruntime) at those wake-ups, quartiles, in ns;
+- the wakee's lag (V - vruntime) at those wake-ups, quartiles, in ns, and the lag each class left
+  its queue with when it blocked while eligible (DELAY_DEQUEUE keeps the others queued);
 - how long a running thread told to reschedule took to switch out (under PREEMPT_NONE it runs
   on to its next preemption point), and how long each woken thread waited for its CPU, by what
   ran there and whether that was told, quartiles, in µs (switches away from the idle task are not
@@ -69,6 +70,7 @@ def main():
           f"{len(sw)} switches, {len(wk)} wake-ups")
     switches, wakes, decisions = collections.Counter(), collections.Counter(), collections.Counter()
     lags = collections.defaultdict(list)
+    left_with = collections.defaultdict(list)  # class -> lags it blocked with, not delayed
     told = {}  # cpu -> (running pid, decision) of a wake-up that asked it to reschedule
     told_at = {}  # cpu -> (date, running class, wakee class) of the first such wake-up
     woken = {}  # pid -> (date, class running where it was put, told) of its last wake-up
@@ -83,6 +85,8 @@ def main():
             if state(st) == "R":
                 left = "-"
             switches[(kind(prev), state(st), kind(nxt), left)] += 1
+            if state(st) == "S" and not delayed:
+                left_with[kind(prev)].append(vlag)
             if cpu in told and told[cpu][0] == prev:
                 decisions[told.pop(cpu)[1] + (state(st),)] += 1
                 t0, running, wakee = told_at.pop(cpu)
@@ -129,6 +133,11 @@ def main():
         if len(v) >= 4 and len(v) / n >= 0.005:
             q = statistics.quantiles(v, n=4)
             print(f"  {k[0]} woken, {k[1]} running: {q[0]:9.0f} {q[1]:9.0f} {q[2]:9.0f}")
+    print("\nthe lag a thread left its queue with when it blocked while eligible, ns (quartiles):")
+    for k, v in sorted(left_with.items()):
+        if len(v) >= 4 and len(v) / n >= 0.005:
+            q = statistics.quantiles(v, n=4)
+            print(f"  {k:<8} {len(v) / n:.3f} per request: {q[0]:9.0f} {q[1]:9.0f} {q[2]:9.0f}")
     def quartiles(title, table):
         print(title)
         for k, v in sorted(table.items()):
