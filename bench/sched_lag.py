@@ -70,9 +70,8 @@ def main():
           f"{len(sw)} switches, {len(wk)} wake-ups")
     switches, wakes, decisions = collections.Counter(), collections.Counter(), collections.Counter()
     lags = collections.defaultdict(list)
-    left_with = collections.defaultdict(list)  # class -> lags it blocked with, not delayed
-    told = {}  # cpu -> (running pid, decision) of a wake-up that asked it to reschedule
-    told_at = {}  # cpu -> (date, running class, wakee class) of the first such wake-up
+    left_with = collections.defaultdict(list)  # (class,) -> lags it blocked with, not delayed
+    told = {}  # cpu -> (date, running pid, decision) of the first wake-up that asked it to reschedule
     woken = {}  # pid -> (date, class running where it was put, told) of its last wake-up
     to_switch, to_run = collections.defaultdict(list), collections.defaultdict(list)
     lines = []
@@ -86,11 +85,11 @@ def main():
                 left = "-"
             switches[(kind(prev), state(st), kind(nxt), left)] += 1
             if state(st) == "S" and not delayed:
-                left_with[kind(prev)].append(vlag)
-            if cpu in told and told[cpu][0] == prev:
-                decisions[told.pop(cpu)[1] + (state(st),)] += 1
-                t0, running, wakee = told_at.pop(cpu)
-                to_switch[(running, wakee, state(st))].append((t - t0) / 1e3)
+                left_with[(kind(prev),)].append(vlag)
+            if cpu in told and told[cpu][1] == prev:
+                t0, _, key = told.pop(cpu)
+                decisions[key + (state(st),)] += 1
+                to_switch[(key[1], key[0], state(st))].append((t - t0) / 1e3)
             if nxt in woken:
                 t0, running, was_told = woken.pop(nxt)
                 to_run[(kind(nxt), running, "told" if was_told else "not told")].append((t - t0) / 1e3)
@@ -113,8 +112,7 @@ def main():
         decisions[key] += 1
         lags[key[:2]].append(v - vr)
         if flags & NEED_RESCHED and tcpu not in told:
-            told[tcpu] = (cur, key)
-            told_at[tcpu] = (t, kind(cur), kind(wakee))
+            told[tcpu] = (t, cur, key)
     print("\nswitches out per request (class, R preempted / S blocked, next, how it left its queue):")
     for k, v in sorted(switches.items(), key=lambda kv: -kv[1]):
         if v / n >= 0.005:
@@ -128,24 +126,17 @@ def main():
     for k, v in sorted(decisions.items(), key=lambda kv: -kv[1]):
         if v / n >= 0.005:
             print(f"  {' '.join(k):<80} {v / n:.3f}")
-    print("\nthe wakee's lag at those wake-ups, ns (quartiles):")
-    for k, v in sorted(lags.items()):
-        if len(v) >= 4 and len(v) / n >= 0.005:
-            q = statistics.quantiles(v, n=4)
-            print(f"  {k[0]} woken, {k[1]} running: {q[0]:9.0f} {q[1]:9.0f} {q[2]:9.0f}")
-    print("\nthe lag a thread left its queue with when it blocked while eligible, ns (quartiles):")
-    for k, v in sorted(left_with.items()):
-        if len(v) >= 4 and len(v) / n >= 0.005:
-            q = statistics.quantiles(v, n=4)
-            print(f"  {k:<8} {len(v) / n:.3f} per request: {q[0]:9.0f} {q[1]:9.0f} {q[2]:9.0f}")
-    def quartiles(title, table):
+    def quartiles(title, table, fmt):
         print(title)
         for k, v in sorted(table.items()):
             if len(v) >= 4 and len(v) / n >= 0.005:
                 q = statistics.quantiles(v, n=4)
-                print(f"  {' '.join(k):<40} {len(v) / n:.3f} per request: {q[0]:7.1f} {q[1]:7.1f} {q[2]:7.1f}")
-    quartiles("\ntold to reschedule -> switched out, µs (running, wakee, R/S):", to_switch)
-    quartiles("\nwoken -> on its CPU, µs (wakee, what ran there, told or not):", to_run)
+                print(f"  {' '.join(k):<40} {len(v) / n:.3f} per request: " + " ".join(fmt % x for x in q))
+
+    quartiles("\nthe wakee's lag at those wake-ups, ns (wakee, running):", lags, "%9.0f")
+    quartiles("\nthe lag a thread left its queue with when it blocked while eligible, ns:", left_with, "%9.0f")
+    quartiles("\ntold to reschedule -> switched out, µs (running, wakee, R/S):", to_switch, "%7.1f")
+    quartiles("\nwoken -> on its CPU, µs (wakee, what ran there, told or not):", to_run, "%7.1f")
     if lines:
         print("\nsequence (µs from the middle of the run):")
         print("\n".join(lines))

@@ -34,8 +34,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 tracefs_open sched_lag 64  # bpftrace needs the tracepoints' ids; ftrace's own buffer stays unused
 # Up to 1 M events in each map (about 100 bytes each). bpftrace sets up for a few seconds, much of
-# it in the kernel on one CPU: the run starts once its BEGIN probe has printed (every probe
-# attached, its SIGINT handler in place), and waits for a quiet CPU if given --wait-quiet.
+# it in the kernel on one CPU: the run starts once sched_lag.bt's interval probe has printed
+# "ready" (every probe attached, its SIGINT handler in place), and waits for a quiet CPU if given
+# --wait-quiet.
 BPFTRACE_MAP_KEYS_MAX=1000000 bpftrace -B line bench/sched_lag.bt >"$OUT/trace.txt" 2>"$OUT/bpftrace.log" &
 bt_pid=$!
 for _ in $(seq 300); do grep -q '^ready' "$OUT/trace.txt" && break; sleep 0.1; done

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/lock.hpp"
@@ -318,19 +319,22 @@ bool CpuScheduler::wake_needs_ipi(Thread& t, int cpu, TimeNs now) {
   Thread& curr = *q.curr;
   const bool in_place = se.delayed && std::find(q.delayed.begin(), q.delayed.end(), &t) != q.delayed.end();
   update_clock(q, now);
-  const SchedEntity saved = se, saved_curr = curr.sched();
+  const SchedEntity saved = se;
+  // The real requeue must still find the running thread's vruntime as its last update left it.
+  std::optional<SchedEntity> saved_curr;
   const double min_v = q.min_vruntime, avg_v = q.avg_vruntime;
-  if (in_place) policy_->requeue_delayed(q, t);
-  update_vruntime(q, now);
-  if (!in_place) {
+  if (in_place) {
+    saved_curr = curr.sched();
+    requeue_then_update(q, t, now);
+  } else {
+    update_vruntime(q, now);
     policy_->place(q, t, false);
     q.queued.push_back(&t);
   }
   const bool preempts = policy_->wakeup_preempt(q, curr, t);
   if (!in_place) q.queued.pop_back();
   se = saved;
-  // The real requeue must still find the running thread's vruntime as its last update left it.
-  if (in_place) curr.sched() = saved_curr;
+  if (saved_curr) curr.sched() = *saved_curr;
   q.min_vruntime = min_v;
   q.avg_vruntime = avg_v;
   return preempts;
@@ -545,18 +549,22 @@ Resched CpuScheduler::resched_of(int waker_cpu, int cpu, bool by_timer) const {
   return {true, costs_.ipi_delivery_ns};
 }
 
+// requeue_delayed_entity tests the lag (DELAY_ZERO) against the running thread's vruntime as its
+// last update_curr left it: only the wake-up preemption check after it (check_preempt_wakeup_fair)
+// brings that up to now. A thread delayed behind a running one may so come back behind the
+// average, not at it.
+void CpuScheduler::requeue_then_update(Rq& q, Thread& t, TimeNs now) {
+  policy_->requeue_delayed(q, t);
+  update_vruntime(q, now);
+}
+
 // A delayed thread is woken on the queue it never left: runnable again there, no placement on
 // another CPU, then the usual wake-up preemption check.
 void CpuScheduler::requeue_delayed(Thread& t, TimeNs now, Resched resched) {
   auto& se = t.sched();
   Rq& q = rq(t.cpu());
-  // ttwu_runnable updates the clock, then requeue_delayed_entity tests the lag (DELAY_ZERO)
-  // against the running thread's vruntime as its last update_curr left it: only the wake-up
-  // preemption check after it (check_preempt_wakeup_fair) brings that up to now. A thread
-  // delayed behind a running one may so come back behind the average, not at it.
-  update_clock(q, now);
-  policy_->requeue_delayed(q, t);
-  update_vruntime(q, now);
+  update_clock(q, now);  // ttwu_runnable's update_rq_clock
+  requeue_then_update(q, t, now);
   q.delayed.erase(std::find(q.delayed.begin(), q.delayed.end(), &t));
   se.delayed = false;
   se.runnable_since = now;

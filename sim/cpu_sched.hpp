@@ -204,6 +204,7 @@ class CpuScheduler {
   void leave_delayed(FairPolicy::Rq& q, Thread& t);
   void check_preempt(FairPolicy::Rq& q, Thread& t, TimeNs now, Resched resched);
   void requeue_delayed(Thread& t, TimeNs now, Resched resched);
+  void requeue_then_update(FairPolicy::Rq& q, Thread& t, TimeNs now);  // requeue_delayed_entity's order
   Resched resched_of(int waker_cpu, int cpu, bool by_timer) const;
   void util_update(int cpu, TimeNs now);
   void periodic_balance(int cpu, TimeNs now, bool busy);

@@ -74,6 +74,32 @@ Seen run(bool a_pinned) {
   return s;
 }
 
+struct Requeue {
+  TimeNs slept = -1, ran_again = -1;
+  double behind = -1;  // the runner's vruntime less the sleeper's when the sleeper runs again, ns
+};
+
+// A sleeper and a runner share CPU 0 (a 10 ms slice): the sleeper runs `run`, then sleeps `sleep`
+// while not eligible (delayed), and is woken by its timer while the runner runs.
+Requeue sleeper_and_runner(int hz, TimeNs run, TimeNs sleep) {
+  MachineSpec m = eevdf(1);
+  m.sched.hz = hz;
+  m.sched.base_slice_ns = 10 * kMs;
+  Engine e(m, PrimitiveCosts{});
+  Requeue r;
+  Thread* runner = nullptr;
+  e.spawn("sleeper", "app", 0, [&] {
+    current().compute(run, intern("work"));
+    r.slept = now_ns();
+    current().sleep_ns(sleep);
+    r.ran_again = now_ns();
+    r.behind = runner->sched().vruntime - current().sched().vruntime;
+  });
+  runner = &e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
+  e.run_until_ns(1e9);
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -107,25 +133,10 @@ TEST_CASE(
   // with lag 0 at V of the others, the runner's vruntime of 5 ms (not at V counting its own old
   // vruntime, 1 ms earlier). check_preempt_wakeup_fair's update then adds the runner's last 0.5 ms:
   // the runner is no longer eligible and the sleeper runs at once, 0.5 ms behind it.
-  MachineSpec m = eevdf(1);
-  m.sched.hz = 1000;
-  m.sched.base_slice_ns = 10 * kMs;
-  Engine e(m, PrimitiveCosts{});
-  TimeNs slept = -1, ran_again = -1;
-  double behind = -1;
-  Thread* runner = nullptr;
-  e.spawn("sleeper", "app", 0, [&] {
-    current().compute(2 * kMs, intern("work"));
-    slept = now_ns();
-    current().sleep_ns(3.5 * kMs);
-    ran_again = now_ns();
-    behind = runner->sched().vruntime - current().sched().vruntime;
-  });
-  runner = &e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
-  e.run_until_ns(1e9);
-  CHECK(slept == Approx(2 * kMs));
-  CHECK(ran_again == Approx(5.5 * kMs));
-  CHECK(behind == Approx(0.5 * kMs));
+  const Requeue r = sleeper_and_runner(1000, 2 * kMs, 3.5 * kMs);
+  CHECK(r.slept == Approx(2 * kMs));
+  CHECK(r.ran_again == Approx(5.5 * kMs));
+  CHECK(r.behind == Approx(0.5 * kMs));
 }
 
 TEST_CASE(
@@ -156,28 +167,6 @@ TEST_CASE(
   CHECK(y.sched().vlag == Approx(0).margin(1e-3));
 }
 
-namespace {
-
-// The sleeper runs 0-1 ms and sleeps ahead of the average (delayed); the runner, picked at 1 ms,
-// runs on with no tick (HZ 250: the next at 4 ms) until the sleeper's timer wakes it at 3.5 ms.
-// Returns when the sleeper ran again.
-TimeNs requeue_before_update() {
-  MachineSpec m = eevdf(1);
-  m.sched.base_slice_ns = 10 * kMs;
-  Engine e(m, PrimitiveCosts{});
-  TimeNs ran_again = -1;
-  e.spawn("sleeper", "app", 0, [&] {
-    current().compute(1 * kMs, intern("work"));
-    current().sleep_ns(2.5 * kMs);
-    ran_again = now_ns();
-  });
-  e.spawn("runner", "app", 0, [&] { current().compute(50 * kMs, intern("work")); });
-  e.run_until_ns(1e9);
-  return ran_again;
-}
-
-}  // namespace
-
 TEST_CASE(
     "delay dequeue: a delayed thread's lag is tested against the runner's vruntime as its last update "
     "left it") {
@@ -187,5 +176,6 @@ TEST_CASE(
   // adds the runner's 2.5 ms: the sleeper's lag is +0.75 ms, the runner is not eligible and loses
   // its CPU at once. (Tested after the update, the lag would be positive, the sleeper re-placed at
   // the runner's vruntime, and the runner would keep its protected slice to the 8 ms tick.)
-  CHECK(requeue_before_update() == Approx(3.5 * kMs));
+  // HZ 250: no tick between the runner's pick at 1 ms and the wake-up (the next at 4 ms).
+  CHECK(sleeper_and_runner(250, 1 * kMs, 2.5 * kMs).ran_again == Approx(3.5 * kMs));
 }
