@@ -78,12 +78,12 @@ class Reader {
   }
 
   // Points [x, y], each finite, from 0 to 1e9 (as the scenario field), x increasing, at most 64.
-  std::vector<std::pair<double, double>> curve(const ojson& obj, const std::string& pointer,
-                                               const char* key) const {
+  std::vector<std::pair<double, double>> curve(const ojson& obj, const std::string& pointer, const char* key,
+                                               const char* x, const char* y) const {
     const ojson& v = obj.at(key);
     const std::string p = pointer_append(pointer, key);
     if (!v.is_array() || v.size() > 64)
-      fail(p, "expected an array of at most 64 points [idle_ns, exit_ns], got " + show_value(v));
+      fail(p, fmt::format("expected an array of at most 64 points [{}, {}], got {}", x, y, show_value(v)));
     std::vector<std::pair<double, double>> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
       const ojson& pt = v[i];
@@ -93,10 +93,11 @@ class Reader {
                x.get<double>() <= 1e9;
       };
       if (!pt.is_array() || pt.size() != 2 || !ok(pt[0]) || !ok(pt[1]))
-        fail(at, "expected a point [idle_ns, exit_ns] of numbers from 0 to 1e9, got " + show_value(pt));
+        fail(at,
+             fmt::format("expected a point [{}, {}] of numbers from 0 to 1e9, got {}", x, y, show_value(pt)));
       if (!out.empty() && pt[0].get<double>() <= out.back().first)
-        fail(pointer_append(at, "0"), fmt::format("expected more than {} (idle_ns must increase), got {}",
-                                                  out.back().first, show_value(pt[0])));
+        fail(pointer_append(at, "0"), fmt::format("expected more than {} ({} must increase), got {}",
+                                                  out.back().first, x, show_value(pt[0])));
       out.emplace_back(pt[0].get<double>(), pt[1].get<double>());
     }
     return out;
@@ -142,7 +143,11 @@ nlohmann::json Calibration::to_json() const {
                   {"halt_poll_ns", opt(machine.halt_poll_ns)},
                   {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
   if (machine.speed_ns_per_add) j["machine"]["speed_ns_per_add"] = *machine.speed_ns_per_add;
-  if (machine.stall_every_ns && machine.stall_ns) {
+  if (machine.stall_lengths) {
+    j["machine"]["stall_lengths"] = nlohmann::json::array();
+    for (const auto& [ns, per_s] : *machine.stall_lengths)
+      j["machine"]["stall_lengths"].push_back({ns, per_s});
+  } else if (machine.stall_every_ns && machine.stall_ns) {
     j["machine"]["stall_every_ns"] = *machine.stall_every_ns;
     j["machine"]["stall_ns"] = *machine.stall_ns;
   }
@@ -181,7 +186,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",
            {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
-           {"preempt", "speed_ns_per_add", "idle_exit_curve", "stall_every_ns", "stall_ns"});
+           {"preempt", "speed_ns_per_add", "idle_exit_curve", "stall_every_ns", "stall_ns", "stall_lengths"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -194,12 +199,18 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.machine.halt_poll_ns = r.optional_number(m, "/machine", "halt_poll_ns");
   if (m.contains("speed_ns_per_add"))
     c.machine.speed_ns_per_add = r.optional_number(m, "/machine", "speed_ns_per_add");
-  if (m.contains("idle_exit_curve")) c.machine.idle_exit_curve = r.curve(m, "/machine", "idle_exit_curve");
+  if (m.contains("idle_exit_curve"))
+    c.machine.idle_exit_curve = r.curve(m, "/machine", "idle_exit_curve", "idle_ns", "exit_ns");
   if (m.contains("stall_every_ns") != m.contains("stall_ns"))
     r.fail("/machine", "expected stall_every_ns and stall_ns together, or neither");
   if (m.contains("stall_every_ns")) {
     c.machine.stall_every_ns = r.optional_number(m, "/machine", "stall_every_ns");
     c.machine.stall_ns = r.optional_number(m, "/machine", "stall_ns");
+  }
+  if (m.contains("stall_lengths")) {
+    if (m.contains("stall_every_ns"))
+      r.fail("/machine", "expected stall_lengths or stall_every_ns and stall_ns, not both");
+    c.machine.stall_lengths = r.curve(m, "/machine", "stall_lengths", "ns", "per_s");
   }
   // Optional: calibrations made before it was read have none (the scenario's value stays).
   if (m.contains("preempt") && !m.at("preempt").is_null()) {

@@ -51,6 +51,10 @@ struct CalibrationMachine {
   // A busy CPU's stalls (host/stall_probe.hpp): their period and mean length, applied to
   // machine.stall_every_ns and stall_ns; nullopt in calibrations made before they were measured.
   std::optional<double> stall_every_ns, stall_ns;
+  // The same stalls by length, every CPU spinning at once: (mean ns, per second) of each bin a
+  // quarter decade wide, applied to machine.stall_lengths in place of the two above; nullopt in
+  // calibrations made before it was recorded.
+  std::optional<std::vector<std::pair<double, double>>> stall_lengths;
 };
 
 struct Calibration {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -40,17 +41,17 @@ void check_window(const ojson& doc, const std::string& label) {
         label, kMaxTimeSeriesIntervals, show_value(doc.at("duration_ms")), n, show_value(interval)));
 }
 
-// The idle exit is given one way: as a curve, or as the halt-poll window and its step.
-void check_idle_exit(const ojson& doc, const std::string& label) {
+// A machine property given one way: as a list (an idle-exit curve, measured stall lengths), or as
+// the scalar fields the list replaces, which must then be 0.
+void check_one_way(const ojson& doc, const std::string& label, const char* list,
+                   std::initializer_list<const char*> replaced) {
   const ojson& m = doc.at("machine");
-  const ojson& curve = m.at("idle_exit_curve");
-  if (curve.empty()) return;
-  for (const char* step : {"idle_exit_ns", "halt_poll_ns"})
-    if (m.at(step).get<double>() != 0)
+  if (m.at(list).empty()) return;
+  for (const char* field : replaced)
+    if (m.at(field).get<double>() != 0)
       throw InputError(fmt::format(
-          "{}: /machine/{}: expected 0 with machine.idle_exit_curve (the curve says it all; give one or "
-          "the other), got {}",
-          label, step, show_value(m.at(step))));
+          "{}: /machine/{}: expected 0 with machine.{} (it says it all; give one or the other), got {}",
+          label, field, list, show_value(m.at(field))));
 }
 
 // check_window on a copy with the defaults filled, for documents not yet filled.
@@ -120,7 +121,13 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
       doc["machine"]["halt_poll_ns"] = 0;
     }
     if (cm.preempt) doc["machine"]["preempt"] = *cm.preempt;
-    if (cm.stall_every_ns && cm.stall_ns) {
+    if (cm.stall_lengths) {  // they replace the period
+      ojson lengths = ojson::array();
+      for (const auto& [ns, per_s] : *cm.stall_lengths) lengths.push_back({ns, per_s});
+      doc["machine"]["stall_lengths"] = lengths;
+      doc["machine"]["stall_every_ns"] = 0;
+      doc["machine"]["stall_ns"] = 0;
+    } else if (cm.stall_every_ns && cm.stall_ns) {
       doc["machine"]["stall_every_ns"] = *cm.stall_every_ns;
       doc["machine"]["stall_ns"] = *cm.stall_ns;
     }
@@ -150,7 +157,8 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
   }
   fill_defaults(schema, root, doc);
   check_window(doc, label);
-  check_idle_exit(doc, label);
+  check_one_way(doc, label, "idle_exit_curve", {"idle_exit_ns", "halt_poll_ns"});
+  check_one_way(doc, label, "stall_lengths", {"stall_every_ns", "stall_ns"});
   if (opts.seed) doc["seed"] = *opts.seed;
 
   Scenario s;

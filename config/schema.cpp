@@ -81,6 +81,19 @@ void check_curve_points(const ojson& points, const std::string& pointer, const F
                        show_value(points[i - 1][0]), show_value(points[i][0])));
 }
 
+// Stall lengths [ns, per_s] (machine.stall_lengths): each length once, increasing, and the stalls
+// leaving the CPU most of its time (their arrivals are drawn in the time between them).
+void check_stall_lengths(const ojson& items, const std::string& pointer, const FailFn& fail) {
+  check_curve_points(items, pointer, fail);
+  double share = 0;
+  for (const ojson& l : items) share += l[0].get<double>() * l[1].get<double>() / 1e9;
+  constexpr double kMaxShare = 0.5;
+  if (share >= kMaxShare)
+    fail(pointer, fmt::format("expected stalls taking less than {} of a busy CPU's time (the sum of ns x "
+                              "per_s over 1e9), got {:.3g}",
+                              kMaxShare, share));
+}
+
 // A name used as a directory name (out/NAME): one safe path component.
 void check_path_component(const ojson& name, const std::string& pointer, const FailFn& fail) {
   const auto& s = name.get_ref<const std::string&>();
@@ -122,9 +135,10 @@ void check_power_of_two(const ojson& n, const std::string& pointer, const FailFn
 
 const std::map<std::string, CheckFn>& checks() {
   static const std::map<std::string, CheckFn> table{
-      {"cdf_points", &check_cdf_points},         {"curve_points", &check_curve_points},
-      {"path_component", &check_path_component}, {"off_or_rate", &check_off_or_rate},
-      {"unique_items", &check_unique_items},     {"power_of_two", &check_power_of_two}};
+      {"cdf_points", &check_cdf_points},       {"curve_points", &check_curve_points},
+      {"stall_lengths", &check_stall_lengths}, {"path_component", &check_path_component},
+      {"off_or_rate", &check_off_or_rate},     {"unique_items", &check_unique_items},
+      {"power_of_two", &check_power_of_two}};
   return table;
 }
 

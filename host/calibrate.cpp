@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -72,17 +73,26 @@ config::Calibration calibrate(const CalibrateOptions& options) {
     if (options.passes > 1) b.say(fmt::format("pass {} of {}", pass + 1, options.passes));
     calib::run_pinned(b, b.cpu_a, [&] { m.speed_ns_per_add.push_back(probe_cpu_speed().ns_per_add); });
     b.say(fmt::format("  CPU speed: {:.3f} ns per dependent add", m.speed_ns_per_add.back()));
-    for (const int cpu : {b.cpu_a, b.cpu_b}) {
-      if (cpu < 0) continue;
-      calib::run_pinned(b, cpu, [&] {
-        const StallProbe p = probe_cpu_stalls(b.quick ? 0.1 : 0.5);
-        if (p.stalls == 0) return;  // none seen: no figure from this CPU
-        m.stall_every_ns.push_back(p.every_ns());
-        m.stall_ns.push_back(p.mean_ns());
-        b.say(fmt::format("  CPU {} stalls: {:.1f} us every {:.0f} us", cpu, p.mean_ns() / 1e3,
-                          p.every_ns() / 1e3));
-      });
-    }
+    // Every CPU spins at once, as under load: a VM's host takes a busy vCPU away for
+    // milliseconds far more often when its other vCPUs are busy too. A second per pass, for
+    // the rare long stalls.
+    calib::run_pinned(b, b.cpu_a, [&] {
+      const double seconds = b.quick ? 0.1 : 1.0;
+      StallProbe mine, other;
+      {
+        std::optional<calib::Joined> t;
+        if (b.cpu_b >= 0)
+          t.emplace([&] {
+            calib::pin_to_cpu(b.cpu_b);
+            other = probe_cpu_stalls(seconds);
+          });
+        mine = probe_cpu_stalls(seconds);
+      }  // joins the other CPU's spin
+      mine.merge(other);
+      m.stalls.merge(mine);
+      b.say(fmt::format("  CPU stalls, all CPUs busy: {:.1f} us every {:.0f} us, {} of them over 100 us",
+                        mine.mean_ns() / 1e3, mine.every_ns() / 1e3, mine.stalls_over(1e5)));
+    });
     for (const auto& [name, step] : steps) {
       b.say(fmt::format("- {}", name));
       step(b, m);

@@ -150,10 +150,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   if (machine.preempt == "none" || machine.preempt == "voluntary" || machine.preempt == "full")
     c.machine.preempt = machine.preempt;
   if (!m.speed_ns_per_add.empty()) c.machine.speed_ns_per_add = median(m.speed_ns_per_add);
-  if (!m.stall_every_ns.empty()) {
-    c.machine.stall_every_ns = median(m.stall_every_ns);
-    c.machine.stall_ns = median(m.stall_ns);
-  }
+  if (m.stalls.stalls() > 0) c.machine.stall_lengths = m.stalls.lengths();
   const double G = machine.ghz_nominal;
   Builder e(G, c);
   const std::string at_ghz = fmt::format("x {:.3g} GHz", G);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "host/stall_probe.hpp"
+
 namespace uringsim::host::calib {
 
 struct Measurements {
@@ -34,8 +36,8 @@ struct Measurements {
   std::vector<double> wake_busy;         // the same to a CPU where another thread spins
   std::vector<double> wake_call_busy;    // the waker's FUTEX_WAKE there: it preempts the spinner (an IPI)
   std::vector<double> speed_ns_per_add;  // host/speed_probe.hpp at the start of each pass
-  // host/stall_probe.hpp on each CPU in each pass: the period of a busy CPU's stalls, their length
-  std::vector<double> stall_every_ns, stall_ns;
+  // host/stall_probe.hpp, every CPU spinning at once in each pass: the gaps of all, merged
+  StallProbe stalls;
   // The waker's FUTEX_WAKE of a SCHED_IDLE thread asleep on a busy CPU: it preempts nothing, so no IPI
   std::vector<double> wake_call_remote;
   std::string wake_remote_unavailable;  // why wake_call_remote is empty, if it is

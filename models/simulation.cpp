@@ -52,6 +52,9 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   m.sched.hz = s.at("/machine/hz").get<double>();
   m.stall_every_ns = s.at("/machine/stall_every_ns").get<double>();
   m.stall_ns = s.at("/machine/stall_ns").get<double>();
+  for (const auto& l : s.at("/machine/stall_lengths"))
+    m.stall_lengths.push_back({l.at(0).get<double>(), l.at(1).get<double>()});
+  m.stall_seed = s.at("/seed").get<std::uint64_t>();
   m.sched.idle_exit_ns = s.at("/machine/idle_exit_ns").get<double>();
   m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
   for (const auto& p : s.at("/machine/idle_exit_curve"))

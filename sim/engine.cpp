@@ -15,6 +15,7 @@
 
 #include "sim/atomic_line.hpp"
 #include "sim/lock.hpp"
+#include "sim/random.hpp"
 #include "sim/sg_impl.hpp"
 #include "sim/waitqueue.hpp"
 
@@ -404,24 +405,56 @@ void Engine::set_window(TimeNs start_ns, TimeNs end_ns) {
 }
 
 // Each CPU's stalls come at a fixed period, the CPUs' phases spread over it (a host's timer ticks
-// are periodic; the phase between two vCPUs is arbitrary, fixed here for determinism).
+// are periodic; the phase between two vCPUs is arbitrary, fixed here for determinism). With
+// measured lengths they come at random instead: after each stall ends, an exponential wait whose
+// mean keeps the measured rate, then a length drawn by the lengths' rates.
 void Engine::start_cpu_stalls() {
-  const TimeNs every = machine_.stall_every_ns, ns = machine_.stall_ns;
-  if (every <= 0 || ns <= 0) return;
   static const Label sym = intern("(CPU stalled: tick, host)");
   ThreadOptions o;
   o.daemon = true;
   o.interrupt = true;
   o.accounted = false;
+  const auto stall = [this](int cpu, TimeNs ns) {
+    sched_->interrupt_current(cpu, clock_ns(), ns, ns_to_cycles(ns), sym);
+  };
+  if (!machine_.stall_lengths.empty()) {
+    double rate = 0, stalled = 0;  // per second; ns per second
+    for (const auto& l : machine_.stall_lengths) rate += l.per_s, stalled += l.per_s * l.ns;
+    if (rate <= 0) return;
+    const TimeNs mean_free = (1e9 - stalled) / rate;  // config checks stalled < 1e9
+    for (int cpu = 0; cpu < machine_.cores; ++cpu)
+      spawn(
+          "cpu-stall/" + std::to_string(cpu), "[stall]", cpu,
+          [this, cpu, rate, mean_free, stall] {
+            Thread& self = current();
+            Rng rng(machine_.stall_seed, "cpu-stall/" + std::to_string(cpu));
+            for (;;) {
+              self.sleep_ns(rng.exponential(mean_free));
+              double pick = rng.uniform01() * rate;
+              TimeNs ns = machine_.stall_lengths.back().ns;
+              for (const auto& l : machine_.stall_lengths)
+                if ((pick -= l.per_s) < 0) {
+                  ns = l.ns;
+                  break;
+                }
+              stall(cpu, ns);
+              self.sleep_ns(ns);  // the next one comes after this one ends
+            }
+          },
+          o);
+    return;
+  }
+  const TimeNs every = machine_.stall_every_ns, ns = machine_.stall_ns;
+  if (every <= 0 || ns <= 0) return;
   for (int cpu = 0; cpu < machine_.cores; ++cpu)
     spawn(
         "cpu-stall/" + std::to_string(cpu), "[stall]", cpu,
-        [this, cpu, every, ns] {
+        [this, cpu, every, ns, stall] {
           Thread& self = current();
           TimeNs next = every * (cpu + 1) / (machine_.cores + 1);
           for (;;) {
             self.sleep_ns(next - clock_ns());
-            sched_->interrupt_current(cpu, clock_ns(), ns, ns_to_cycles(ns), sym);
+            stall(cpu, ns);
             next += every;
           }
         },

@@ -100,6 +100,16 @@ struct MachineSpec {
   // ends that much later, and the time counts as its own (the guest cannot tell). 0: none.
   TimeNs stall_every_ns = 0;
   TimeNs stall_ns = 0;
+  // Or, as measured: stalls of each length at its rate (per second of a busy CPU), each CPU's at
+  // random times (a Poisson stream from stall_seed). A VM's vCPU loses short gaps to its tick and
+  // rare long ones (milliseconds) to the host; a mean period has no long ones. Replaces the
+  // period when not empty.
+  struct StallLength {
+    TimeNs ns = 0;
+    double per_s = 0;
+  };
+  std::vector<StallLength> stall_lengths{};
+  std::uint64_t stall_seed = 0;
   // CPUs of other machines (e.g. remote clients), numbered after the machine's own cores. Threads
   // there should be spawned unaccounted: they are not part of the simulated machine's CPU use.
   int external_cpus = 0;

@@ -105,8 +105,10 @@ host::calib::Measurements synthetic() {
   m.wake_call_remote = v(700);
   m.wake_call_busy = v(1900);
   m.speed_ns_per_add = {0.6, 0.5, 0.9};
-  m.stall_every_ns = {700e3, 600e3, 1000e3};
-  m.stall_ns = {20e3, 18e3, 25e3};
+  // Stalls over 4 s of spinning: 400 of ~20 us, 8 of ~2 ms (a bin a quarter decade wide each).
+  m.stalls.seconds = 4;
+  for (int i = 0; i < 400; ++i) m.stalls.add(i % 2 ? 19e3 : 21e3);
+  for (int i = 0; i < 8; ++i) m.stalls.add(2e6);
   m.pingpong_same = v(1200);
   m.wake_call_same = v(400);
   m.iowq_inline_a = v(160);
@@ -277,10 +279,15 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // The CPU speed probe: the median over the passes, recorded but not a cost.
   REQUIRE(c.machine.speed_ns_per_add);
   CHECK(*c.machine.speed_ns_per_add == Approx(0.6));
-  // The CPUs' stalls: the medians over CPUs and passes, applied to the machine.
-  REQUIRE(c.machine.stall_every_ns);
-  CHECK(*c.machine.stall_every_ns == Approx(700e3));
-  CHECK(*c.machine.stall_ns == Approx(20e3));
+  // The CPUs' stalls: each length bin's mean and rate over all the spinning, applied to the machine
+  // in place of a period.
+  CHECK(!c.machine.stall_every_ns);
+  REQUIRE(c.machine.stall_lengths);
+  REQUIRE(c.machine.stall_lengths->size() == 2);
+  CHECK((*c.machine.stall_lengths)[0].first == Approx(20e3));
+  CHECK((*c.machine.stall_lengths)[0].second == Approx(100));
+  CHECK((*c.machine.stall_lengths)[1].first == Approx(2e6));
+  CHECK((*c.machine.stall_lengths)[1].second == Approx(2));
   // Loopback TCP: per byte averaged over send and recv; send/recv less the syscall and their bytes.
   const double byte = ((1400 - 1200) + (1350 - 1200)) / (2.0 * (16384 - 64)) * G;
   CHECK(c.costs.at("tcp_byte_cycles").value == Approx(byte));
@@ -424,6 +431,14 @@ TEST_CASE("calibration file: bad content is an error naming the file and the JSO
   CHECK(with([](auto& d) {
           d["machine"]["stall_ns"] = 20000;
         }).find("cal.json: /machine: expected stall_every_ns and stall_ns together, or neither") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["stall_every_ns"] = 700000;
+          d["machine"]["stall_ns"] = 20000;
+          d["machine"]["stall_lengths"] = {{20000, 100}};
+        }).find("cal.json: /machine: expected stall_lengths or stall_every_ns and stall_ns, not both") == 0);
+  CHECK(with([](auto& d) {
+          d["machine"]["stall_lengths"] = {{20000, 100}, {20000, 2}};
+        }).find("cal.json: /machine/stall_lengths/1/0: expected more than 20000 (ns must increase)") == 0);
   CHECK(parse_error("{\"format\": 1, \"format\": 2}").find("duplicate key") != std::string::npos);
 }
 
@@ -437,6 +452,34 @@ TEST_CASE("calibration applied: the CPUs' measured stalls become the scenario ma
   CHECK(s.at("/machine/stall_every_ns") == 700000);
   CHECK(s.at("/machine/stall_ns") == 20000);
   CHECK(config::load_scenario_text(kQueueScenario, "q.json").at("/machine/stall_every_ns") == 0);
+}
+
+TEST_CASE("calibration applied: measured stall lengths replace the scenario's stall period") {
+  auto doc = calibration_doc({});
+  doc["machine"]["stall_lengths"] = {{20000, 100}, {2000000, 2}};
+  config::LoadOptions lo;
+  lo.calibration = config::parse_calibration_text(doc.dump(), "cal.json");
+  auto period = nlohmann::json::parse(kQueueScenario);
+  period["machine"]["stall_every_ns"] = 1000000;
+  period["machine"]["stall_ns"] = 10000;
+  const std::string with_period = period.dump();
+  const auto s = config::load_scenario_text(with_period, "q.json", lo);
+  CHECK(s.at("/machine/stall_lengths") == nlohmann::json::array({{20000, 100}, {2000000, 2}}));
+  CHECK(s.at("/machine/stall_every_ns") == 0);
+  CHECK(s.at("/machine/stall_ns") == 0);
+  // Both ways in one scenario is an error naming the field.
+  auto both = nlohmann::json::parse(with_period);
+  both["machine"]["stall_lengths"] = {{20000, 100}};
+  CHECK_THROWS_WITH(
+      config::load_scenario_text(both.dump(), "q.json"),
+      Catch::Contains("q.json: /machine/stall_every_ns: expected 0 with machine.stall_lengths"));
+  // Stalls that would take half the CPU or more are refused.
+  auto heavy = nlohmann::json::parse(with_period);
+  heavy["machine"].erase("stall_every_ns");
+  heavy["machine"].erase("stall_ns");
+  heavy["machine"]["stall_lengths"] = {{1000000, 600}};
+  CHECK_THROWS_WITH(config::load_scenario_text(heavy.dump(), "q.json"),
+                    Catch::Contains("/machine/stall_lengths: expected stalls taking less than 0.5"));
 }
 
 TEST_CASE(

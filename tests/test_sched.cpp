@@ -895,6 +895,49 @@ TEST_CASE("sched: a CPU's periodic stalls delay its running thread's work and co
   CHECK(t.window_cycles() == Approx(10.2 * kMs));  // 1 GHz: the stalls are charged to the thread
 }
 
+TEST_CASE("sched: measured stall lengths stall a busy CPU at random, each length at its rate") {
+  // machine.stall_lengths: 20 us stalls 100 times a second and 2 ms ones twice a second, 0.6 % of
+  // a busy CPU. Over 20 s of 1 ms pieces of work, about 2 000 pieces are delayed ~20 us and about
+  // 40 by ~2 ms (Poisson counts: the bounds are several standard deviations wide), at uneven
+  // intervals; the work ends about 120 ms late.
+  MachineSpec m = machine(2, SchedPolicy::Eevdf);
+  m.stall_lengths = {{20e3, 100}, {2e6, 2}};
+  m.stall_seed = 7;
+  Engine e(m, PrimitiveCosts{});
+  TimeNs done = -1;
+  int short_hits = 0, long_hits = 0;
+  std::vector<TimeNs> long_at;
+  e.spawn("worker", "app", 0, [&] {
+    for (int i = 0; i < 20000; ++i) {
+      const TimeNs t0 = now_ns();
+      current().compute(1 * kMs, intern("work"));
+      const TimeNs late = now_ns() - t0 - 1 * kMs;
+      if (late > 1 * kMs) {
+        ++long_hits;
+        long_at.push_back(t0);
+      } else if (late > 10e3) {
+        ++short_hits;
+      }
+    }
+    done = now_ns();
+  });
+  e.run_until_ns(30e9);
+  INFO("short " << short_hits << ", long " << long_hits << ", done at " << done);
+  CHECK(short_hits > 1700);
+  CHECK(short_hits < 2300);
+  CHECK(long_hits > 20);
+  CHECK(long_hits < 65);
+  CHECK(done - 20e9 == Approx(120 * kMs).epsilon(0.35));
+  // Not a period: the intervals between long stalls differ by more than a millisecond.
+  REQUIRE(long_at.size() > 3);
+  TimeNs lo = 1e18, hi = 0;
+  for (std::size_t i = 1; i < long_at.size(); ++i) {
+    lo = std::min(lo, long_at[i] - long_at[i - 1]);
+    hi = std::max(hi, long_at[i] - long_at[i - 1]);
+  }
+  CHECK(hi - lo > 100 * kMs);
+}
+
 TEST_CASE(
     "sched: a busy CPU's periodic balance pulls load from an overloaded one (sched_balance_rq, "
     "CPU_NOT_IDLE)") {
