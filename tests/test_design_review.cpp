@@ -18,8 +18,9 @@ struct Run {
   std::string output;
   nlohmann::json results;
 };
-Run review(const std::string& variant, const std::string& extra = "") {
-  const auto dir = fresh_dir("review-" + variant);
+// `name` names the output directory: each run its own, since ctest runs the test cases at once.
+Run review(const std::string& name, const std::string& variant, const std::string& extra = "") {
+  const auto dir = fresh_dir("review-" + name);
   const auto r =
       run_cli("run " + source_path("scenarios/seeds/hybrid-review.json") + " --variant " + variant +
               " --set duration_ms=20 --set warmup_ms=10 " + extra + " --out " + dir.string());
@@ -29,7 +30,7 @@ Run review(const std::string& variant, const std::string& extra = "") {
 }  // namespace
 
 TEST_CASE("review: hybrid-v1 issues from io-wq claiming uring_lock it does not hold (seed 004)") {
-  const auto r = review("hybrid-v1");
+  const auto r = review("v1-caught", "hybrid-v1");
   INFO(r.output);
   CHECK(r.exit_code == 1);
   const auto& c = r.results["checks"];
@@ -44,12 +45,12 @@ TEST_CASE("review: hybrid-v1 issues from io-wq claiming uring_lock it does not h
 }
 
 TEST_CASE("review: the merged hybrid design runs clean, and --allow-violations finishes hybrid-v1") {
-  const auto clean = review("hybrid");
+  const auto clean = review("merged", "hybrid");
   INFO(clean.output);
   CHECK(clean.exit_code == 0);
   CHECK(clean.results["checks"]["violations_total"] == 0);
   CHECK(clean.results["checks"]["lock_order"]["cycles"].empty());
-  const auto allowed = review("hybrid-v1", "--allow-violations");
+  const auto allowed = review("v1-allowed", "hybrid-v1", "--allow-violations");
   CHECK(allowed.exit_code == 0);
   CHECK(allowed.results["checks"]["violations_total"].get<long>() > 0);
   // The bug is in lock context, not timing: the two designs complete the same requests.
