@@ -85,13 +85,33 @@ void check_curve_points(const ojson& points, const std::string& pointer, const F
 // leaving the CPU most of its time (their arrivals are drawn in the time between them).
 void check_stall_lengths(const ojson& items, const std::string& pointer, const FailFn& fail) {
   check_curve_points(items, pointer, fail);
-  double share = 0;
-  for (const ojson& l : items) share += l[0].get<double>() * l[1].get<double>() / 1e9;
+  constexpr double kMinNs = 1000;     // a stall is a gap over 1 us, as calibrate counts them
+  constexpr double kMaxRate = 100e3;  // one every 10 us: more would only slow the run to a halt
+  double share = 0, rate = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const ojson& l = items[i];
+    if (l[0].get<double>() < kMinNs)
+      fail(pointer_append(pointer_append(pointer, std::to_string(i)), "0"),
+           fmt::format("expected a stall of at least {} ns, got {}", kMinNs, show_value(l[0])));
+    share += l[0].get<double>() * l[1].get<double>() / 1e9;
+    rate += l[1].get<double>();
+  }
+  if (rate > kMaxRate)
+    fail(pointer, fmt::format("expected at most {} stalls per second in all, got {:.6g}", kMaxRate, rate));
   constexpr double kMaxShare = 0.5;
   if (share >= kMaxShare)
     fail(pointer, fmt::format("expected stalls taking less than {} of a busy CPU's time (the sum of ns x "
                               "per_s over 1e9), got {:.3g}",
                               kMaxShare, share));
+}
+
+// A stall period (machine.stall_every_ns): 0 (none), or long enough that the stalls do not swamp
+// the run with events.
+void check_stall_period(const ojson& every, const std::string& pointer, const FailFn& fail) {
+  constexpr double kMinNs = 10e3;
+  const double e = every.get<double>();
+  if (e != 0 && e < kMinNs)
+    fail(pointer, fmt::format("expected 0 (none) or at least {} ns, got {}", kMinNs, show_value(every)));
 }
 
 // A name used as a directory name (out/NAME): one safe path component.
@@ -138,7 +158,7 @@ const std::map<std::string, CheckFn>& checks() {
       {"cdf_points", &check_cdf_points},       {"curve_points", &check_curve_points},
       {"stall_lengths", &check_stall_lengths}, {"path_component", &check_path_component},
       {"off_or_rate", &check_off_or_rate},     {"unique_items", &check_unique_items},
-      {"power_of_two", &check_power_of_two}};
+      {"power_of_two", &check_power_of_two},   {"stall_period", &check_stall_period}};
   return table;
 }
 

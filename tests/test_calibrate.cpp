@@ -480,6 +480,18 @@ TEST_CASE("calibration applied: measured stall lengths replace the scenario's st
   heavy["machine"]["stall_lengths"] = {{1000000, 600}};
   CHECK_THROWS_WITH(config::load_scenario_text(heavy.dump(), "q.json"),
                     Catch::Contains("/machine/stall_lengths: expected stalls taking less than 0.5"));
+  // Stalls so short or so frequent that the run would crawl through them are refused too.
+  heavy["machine"]["stall_lengths"] = {{0, 1e9}};
+  CHECK_THROWS_WITH(config::load_scenario_text(heavy.dump(), "q.json"),
+                    Catch::Contains("/machine/stall_lengths/0/0: expected a stall of at least 1000 ns"));
+  heavy["machine"]["stall_lengths"] = {{1000, 2e5}};
+  CHECK_THROWS_WITH(config::load_scenario_text(heavy.dump(), "q.json"),
+                    Catch::Contains("/machine/stall_lengths: expected at most 100000 stalls per second"));
+  auto fast = nlohmann::json::parse(kQueueScenario);
+  fast["machine"]["stall_every_ns"] = 1;
+  fast["machine"]["stall_ns"] = 0.5;
+  CHECK_THROWS_WITH(config::load_scenario_text(fast.dump(), "q.json"),
+                    Catch::Contains("/machine/stall_every_ns: expected 0 (none) or at least 10000 ns"));
 }
 
 TEST_CASE(
