@@ -54,6 +54,16 @@ void check_one_way(const ojson& doc, const std::string& label, const char* list,
           label, field, list, show_value(m.at(field))));
 }
 
+// A measured list (idle-exit curve, stall lengths) given to the machine in place of the scalar
+// fields it replaces, which are zeroed so check_one_way accepts the result.
+void set_list(ojson& machine, const char* list, const std::vector<std::pair<double, double>>& points,
+              std::initializer_list<const char*> replaced) {
+  ojson array = ojson::array();
+  for (const auto& [x, y] : points) array.push_back({x, y});
+  machine[list] = array;
+  for (const char* field : replaced) machine[field] = 0;
+}
+
 // check_window on a copy with the defaults filled, for documents not yet filled.
 void check_window_unfilled(const Schema& schema, ojson doc, const std::string& label) {
   fill_defaults(schema, schema.root(), doc);
@@ -113,21 +123,12 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     const auto& cm = opts.calibration->machine;
     if (cm.idle_exit_ns) doc["machine"]["idle_exit_ns"] = *cm.idle_exit_ns;
     if (cm.halt_poll_ns) doc["machine"]["halt_poll_ns"] = *cm.halt_poll_ns;
-    if (cm.idle_exit_curve) {  // it replaces the step
-      ojson curve = ojson::array();
-      for (const auto& [idle, exit] : *cm.idle_exit_curve) curve.push_back({idle, exit});
-      doc["machine"]["idle_exit_curve"] = curve;
-      doc["machine"]["idle_exit_ns"] = 0;
-      doc["machine"]["halt_poll_ns"] = 0;
-    }
+    if (cm.idle_exit_curve)  // it replaces the step
+      set_list(doc["machine"], "idle_exit_curve", *cm.idle_exit_curve, {"idle_exit_ns", "halt_poll_ns"});
     if (cm.preempt) doc["machine"]["preempt"] = *cm.preempt;
-    if (cm.stall_lengths) {  // they replace the period
-      ojson lengths = ojson::array();
-      for (const auto& [ns, per_s] : *cm.stall_lengths) lengths.push_back({ns, per_s});
-      doc["machine"]["stall_lengths"] = lengths;
-      doc["machine"]["stall_every_ns"] = 0;
-      doc["machine"]["stall_ns"] = 0;
-    } else if (cm.stall_every_ns && cm.stall_ns) {
+    if (cm.stall_lengths)  // they replace the period
+      set_list(doc["machine"], "stall_lengths", *cm.stall_lengths, {"stall_every_ns", "stall_ns"});
+    else if (cm.stall_every_ns && cm.stall_ns) {
       doc["machine"]["stall_every_ns"] = *cm.stall_every_ns;
       doc["machine"]["stall_ns"] = *cm.stall_ns;
     }
