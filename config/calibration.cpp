@@ -156,6 +156,12 @@ nlohmann::json Calibration::to_json() const {
     for (const auto& [idle, exit] : *machine.idle_exit_curve)
       j["machine"]["idle_exit_curve"].push_back({idle, exit});
   }
+  if (passes)
+    j["passes"] = {{"asked", passes->asked},
+                   {"kept", passes->kept},
+                   {"dropped", passes->dropped},
+                   {"max_ns_per_add", opt(passes->max_ns_per_add)},
+                   {"waited_s", passes->waited_s}};
   j["costs"] = nlohmann::json::object();
   for (const auto& [key, c] : costs)
     j["costs"][key] = {{"value", c.value},     {"unit", c.unit},     {"method", c.method},
@@ -170,7 +176,8 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   const ojson file = parse_json_text(text, source);
   const Reader r(source);
   r.fields(file, "",
-           {"format", "kernel_release", "cpu_model", "date", "quick", "machine", "costs", "defaults_kept"});
+           {"format", "kernel_release", "cpu_model", "date", "quick", "machine", "costs", "defaults_kept"},
+           {"passes"});
   Calibration c;
   c.source = source;
   if (r.string(file, "", "format") != kCalibrationFormat)
@@ -182,6 +189,26 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   if (!file.at("quick").is_boolean())
     r.fail("/quick", "expected boolean, got " + show_value(file.at("quick")));
   c.quick = file.at("quick").get<bool>();
+  if (file.contains("passes")) {
+    const ojson& p = file.at("passes");
+    r.fields(p, "/passes", {"asked", "kept", "dropped", "max_ns_per_add", "waited_s"});
+    CalibrationPasses cp;
+    auto small = [&](const char* key, std::uint64_t min) {
+      const std::uint64_t n = r.count(p, "/passes", key);
+      if (n < min || n > 1000)
+        r.fail(pointer_append("/passes", key),
+               fmt::format("expected an integer from {} to 1000, got {}", min, show_value(p.at(key))));
+      return static_cast<int>(n);
+    };
+    cp.asked = small("asked", 1);
+    cp.kept = small("kept", 1);
+    cp.dropped = small("dropped", 0);
+    if (cp.kept > cp.asked)
+      r.fail("/passes/kept", fmt::format("expected at most asked ({}), got {}", cp.asked, cp.kept));
+    cp.max_ns_per_add = r.optional_number(p, "/passes", "max_ns_per_add");
+    cp.waited_s = r.number(p, "/passes", "waited_s", 0, false);
+    c.passes = cp;
+  }
 
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",

@@ -57,10 +57,21 @@ struct CalibrationMachine {
   std::optional<std::vector<std::pair<double, double>>> stall_lengths;
 };
 
+// How many passes the entries are the medians of, and which were dropped: with `calibrate
+// --wait-speed`, a pass with the CPU speed probe over that bound at its start or end is dropped
+// (a VM's host slowed the CPU) and another run in its place, up to twice as many in all.
+struct CalibrationPasses {
+  int asked = 0, kept = 0, dropped = 0;
+  std::optional<double> max_ns_per_add;  // --wait-speed's bound; nullopt: not asked
+  double waited_s = 0;                   // spent waiting for quiet (--wait-quiet), all passes
+};
+
 struct Calibration {
   std::string source;  // how messages name the file
   std::string kernel_release, cpu_model, date;
   bool quick = false;  // measured with `calibrate --quick` (fewer repetitions)
+  // nullopt in calibrations made before it was recorded
+  std::optional<CalibrationPasses> passes;
   CalibrationMachine machine;
   std::map<std::string, CalibratedCost> costs;
   std::vector<std::pair<std::string, std::string>> defaults_kept;  // {key, why it was not measured}

@@ -12,6 +12,7 @@
 #include "host/calibrate_fit.hpp"
 #include "host/guard.hpp"
 #include "host/machine_info.hpp"
+#include "host/quiet.hpp"
 #include "host/speed_probe.hpp"
 #include "host/stall_probe.hpp"
 
@@ -46,10 +47,14 @@ config::Calibration calibrate(const CalibrateOptions& options) {
   const std::vector<int> cpus = calib::allowed_cpus();
   if (cpus.empty()) throw Unavailable("sched_getaffinity: no CPU to pin the benchmarks to");
 
-  if (options.passes < 1 || options.gap_s < 0)
-    throw std::invalid_argument("calibrate: --passes must be >= 1 and --gap-s >= 0");
-  RunGuard guard((options.quick ? kLimitQuickS : kLimitFullS) * options.passes +
-                 options.gap_s * (options.passes - 1));
+  if (options.passes < 1 || options.gap_s < 0 || options.quiet_wait_s < 0 || options.max_ns_per_add < 0)
+    throw std::invalid_argument(
+        "calibrate: --passes must be >= 1, --gap-s and --wait-quiet >= 0, --wait-speed > 0");
+  // With a speed bound, a slowed pass is run again: up to twice as many passes in all.
+  const bool bounded = options.max_ns_per_add > 0;
+  const int attempts = bounded ? 2 * options.passes : options.passes;
+  RunGuard guard(((options.quick ? kLimitQuickS : kLimitFullS) + options.gap_s + options.quiet_wait_s) *
+                 attempts);
   calib::Bench b{guard, options.quick, cpus[0], cpus.size() > 1 ? cpus[1] : -1, 0, options.progress};
   calib::Measurements m;
   if (b.cpu_b < 0) m.cross_cpu_unavailable = "only one CPU is available to this process";
@@ -69,10 +74,40 @@ config::Calibration calibrate(const CalibrateOptions& options) {
       {"async poll", calib::measure_poll},
       {"task_work kick", calib::measure_kick},
   };
-  for (int pass = 0; pass < options.passes && !guard.stop_requested(); ++pass) {
-    if (options.passes > 1) b.say(fmt::format("pass {} of {}", pass + 1, options.passes));
-    calib::run_pinned(b, b.cpu_a, [&] { m.speed_ns_per_add.push_back(probe_cpu_speed().ns_per_add); });
-    b.say(fmt::format("  CPU speed: {:.3f} ns per dependent add", m.speed_ns_per_add.back()));
+  config::CalibrationPasses record;
+  record.asked = options.passes;
+  if (bounded) record.max_ns_per_add = options.max_ns_per_add;
+  auto slow = [&](double ns_per_add) { return bounded && ns_per_add > options.max_ns_per_add; };
+  for (int attempt = 0; attempt < attempts && record.kept < options.passes && !guard.stop_requested();
+       ++attempt) {
+    if (attempt > 0)  // wait out the gap, a signal ends it
+      for (double t = 0; t < options.gap_s && !guard.stop_requested(); t += 0.1)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (options.passes > 1 || bounded)
+      b.say(fmt::format("pass {} of {}{}", record.kept + 1, options.passes,
+                        record.dropped ? fmt::format(" ({} dropped so far)", record.dropped) : ""));
+    if (options.quiet_wait_s > 0) {
+      const QuietOutcome q =
+          wait_for_quiet(options.quiet_wait_s, kQuietOtherCpuPct, guard, options.max_ns_per_add);
+      record.waited_s += q.waited_s;
+      if (guard.stop_requested()) break;
+      if (slow(q.ns_per_add)) {  // the CPU stayed slow: not worth a pass
+        ++record.dropped;
+        b.say(fmt::format(
+            "  dropped: after {:.1f} s the CPU speed probe still read {:.3f} ns per add, over {:.3f}",
+            q.waited_s, q.ns_per_add, options.max_ns_per_add));
+        continue;
+      }
+      if (!q.quiet)
+        b.say(fmt::format(
+            "  not quiet after {:.1f} s: other processes used {:.0f} % of a CPU; measuring anyway",
+            q.waited_s, q.other_cpu_pct));
+    }
+    const calib::Measurements before = m;  // restored if the pass turns out slowed
+    double start_speed = 0, end_speed = 0;
+    calib::run_pinned(b, b.cpu_a, [&] { start_speed = probe_cpu_speed().ns_per_add; });
+    m.speed_ns_per_add.push_back(start_speed);
+    b.say(fmt::format("  CPU speed: {:.3f} ns per dependent add", start_speed));
     // Every CPU spins at once, as under load: a VM's host takes a busy vCPU away for
     // milliseconds far more often when its other vCPUs are busy too. A second per pass, for
     // the rare long stalls.
@@ -97,14 +132,32 @@ config::Calibration calibrate(const CalibrateOptions& options) {
       b.say(fmt::format("- {}", name));
       step(b, m);
     }
-    if (pass + 1 < options.passes)  // wait out the gap, a signal ends it
-      for (double t = 0; t < options.gap_s && !guard.stop_requested(); t += 0.1)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    calib::run_pinned(b, b.cpu_a, [&] { end_speed = probe_cpu_speed().ns_per_add; });
+    if (slow(start_speed) || slow(end_speed)) {
+      m = before;
+      ++record.dropped;
+      b.say(fmt::format(
+          "  dropped: the CPU speed probe read {:.3f} and {:.3f} ns per add at its start and end, "
+          "over {:.3f}",
+          start_speed, end_speed, options.max_ns_per_add));
+      continue;
+    }
+    ++record.kept;
   }
+  guard.throw_if_aborted();
+  if (record.kept == 0)
+    throw std::runtime_error(fmt::format(
+        "every one of {} passes was dropped: the CPU speed probe read over {:.3f} ns per add (--wait-speed) "
+        "at the start or end of each; the machine was slowed, calibrate when it is at speed",
+        record.dropped, options.max_ns_per_add));
+  if (record.kept < options.passes)
+    b.say(fmt::format("kept {} of {} passes: {} were dropped as slowed", record.kept, options.passes,
+                      record.dropped));
   if (!m.iowq_unavailable.empty()) b.say("  io-wq not measured: " + m.iowq_unavailable);
   if (!m.poll_unavailable.empty()) b.say("  async poll not measured: " + m.poll_unavailable);
-  guard.throw_if_aborted();
-  return calib::derive_calibration(m, info, options.quick);
+  config::Calibration c = calib::derive_calibration(m, info, options.quick);
+  c.passes = record;
+  return c;
 }
 
 }  // namespace uringsim::host

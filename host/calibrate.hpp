@@ -18,11 +18,18 @@ struct CalibrateOptions {
   // the time of a twin's host runs sample what those runs saw.
   int passes = 1;
   double gap_s = 0;
+  // Before each pass, wait up to quiet_wait_s for other processes to go quiet (host/quiet.hpp),
+  // and with max_ns_per_add > 0 for the CPU speed probe to read at most that. With it, a pass whose
+  // probe still reads over it, at its start or at its end, is dropped and another run in its place,
+  // up to 2 * passes in all (config::CalibrationPasses records how many).
+  double quiet_wait_s = 0;
+  double max_ns_per_add = 0;
   std::function<void(const std::string&)> progress;  // one line per step; empty = silent
 };
 
 // Throws Unavailable (io_uring or the CPU clock missing; nothing was measured), Interrupted
-// (SIGINT/SIGTERM), std::runtime_error (a benchmark failed, or the hard time limit).
+// (SIGINT/SIGTERM), std::runtime_error (a benchmark failed, the hard time limit, or every pass
+// dropped as slowed).
 config::Calibration calibrate(const CalibrateOptions& options);
 
 }  // namespace uringsim::host

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/scenario.hpp"
+#include "host/quiet.hpp"
 
 namespace uringsim::host {
 
@@ -18,10 +19,10 @@ struct HostOptions {
   bool ignore_model_fields = false;  // list model-only fields in run_info instead of refusing them
   std::string target;                // fio: file or device to run on; "" = a file in a temporary dir
   double quiet_wait_s = 0;           // wait up to this long for other processes' CPU to settle
-  double quiet_other_cpu_pct = 10;   // "quiet" = other processes use less than this (% of one CPU)
-  double quiet_max_ns_per_add = 0;   // and the CPU speed probe reads at most this (0: not asked)
-  bool quiet = false;                // print no progress
-  std::string tool_version;          // results.json tool.version (the command passes its own)
+  double quiet_other_cpu_pct = kQuietOtherCpuPct;  // "quiet" = other processes use less (% of one CPU)
+  double quiet_max_ns_per_add = 0;  // and the CPU speed probe reads at most this (0: not asked)
+  bool quiet = false;               // print no progress
+  std::string tool_version;         // results.json tool.version (the command passes its own)
 };
 
 struct HostRun {

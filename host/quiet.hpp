@@ -9,6 +9,9 @@
 
 namespace uringsim::host {
 
+// "Quiet": other processes use less than this much of one CPU, in %.
+inline constexpr double kQuietOtherCpuPct = 10;
+
 struct QuietOutcome {
   double waited_s = 0;  // how long it waited
   double other_cpu_pct =

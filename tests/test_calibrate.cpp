@@ -368,9 +368,15 @@ TEST_CASE("calibrate derive: the kick from both sides, and when its IPI lands wi
 }
 
 TEST_CASE("calibration file: what to_json writes parses back to the same content") {
-  const auto c = host::calib::derive_calibration(synthetic(), synthetic_machine(), false);
+  auto c = host::calib::derive_calibration(synthetic(), synthetic_machine(), false);
+  CHECK(!c.to_json().contains("passes"));  // derive does not know them; calibrate() records them
+  c.passes = config::CalibrationPasses{8, 7, 3, 0.45, 12.5};
   const auto back = config::parse_calibration_text(c.to_json().dump(2), "c.json");
   CHECK(back.to_json() == c.to_json());
+  REQUIRE(back.passes);
+  CHECK(back.passes->kept == 7);
+  CHECK(back.passes->dropped == 3);
+  CHECK(back.passes->max_ns_per_add == 0.45);
   CHECK(back.source == "c.json");
   CHECK(back.provenance() == nlohmann::json{{"kernel_release", "6.18.0-test"},
                                             {"cpu_model", "Test CPU"},
@@ -439,6 +445,25 @@ TEST_CASE("calibration file: bad content is an error naming the file and the JSO
   CHECK(with([](auto& d) {
           d["machine"]["stall_lengths"] = {{20000, 100}, {20000, 2}};
         }).find("cal.json: /machine/stall_lengths/1/0: expected more than 20000 (ns must increase)") == 0);
+  const nlohmann::json passes = {
+      {"asked", 8}, {"kept", 8}, {"dropped", 0}, {"max_ns_per_add", nullptr}, {"waited_s", 0.0}};
+  CHECK(with([&](auto& d) { d["passes"] = passes; }).empty());
+  CHECK(with([&](auto& d) {
+          d["passes"] = passes;
+          d["passes"]["kept"] = 9;
+        }).find("cal.json: /passes/kept: expected at most asked (8), got 9") == 0);
+  CHECK(with([&](auto& d) {
+          d["passes"] = passes;
+          d["passes"]["kept"] = 0;
+        }).find("cal.json: /passes/kept: expected an integer from 1 to 1000, got 0") == 0);
+  CHECK(with([&](auto& d) {
+          d["passes"] = passes;
+          d["passes"].erase("waited_s");
+        }).find("cal.json: /passes/waited_s: missing required field") == 0);
+  CHECK(with([&](auto& d) {
+          d["passes"] = passes;
+          d["passes"]["max_ns_per_add"] = -0.5;
+        }).find("cal.json: /passes/max_ns_per_add: expected a finite number >= 0, got -0.5") == 0);
   CHECK(parse_error("{\"format\": 1, \"format\": 2}").find("duplicate key") != std::string::npos);
 }
 
@@ -559,7 +584,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "calibration applied: one made before wake_preempt_cycles existed charges its wake_cycles there; one "
+    "calibration applied: one made before wake_preempt_cycles existed charges its wake_cycles there, one "
     "that measured it, or kept its default, is taken as it is") {
   auto plain = nlohmann::json::parse(kQueueScenario);
   plain.erase("costs");
@@ -729,6 +754,12 @@ TEST_CASE("calibrate --quick writes a file that run --calibration loads (real ke
   REQUIRE(r.exit_code == 0);
   const auto cal = config::load_calibration_file(file);
   CHECK(cal.quick);
+  REQUIRE(cal.passes);  // one pass asked, no speed bound: nothing dropped, no wait
+  CHECK(cal.passes->asked == 1);
+  CHECK(cal.passes->kept == 1);
+  CHECK(cal.passes->dropped == 0);
+  CHECK(!cal.passes->max_ns_per_add);
+  CHECK(cal.passes->waited_s == 0);
   CHECK(cal.machine.cores >= 1);
   CHECK(cal.machine.ghz > 0);
   CHECK(!cal.kernel_release.empty());
@@ -741,4 +772,35 @@ TEST_CASE("calibrate --quick writes a file that run --calibration loads (real ke
   CHECK(res.at("scenario").at("machine").at("cores") == cal.machine.cores);
   CHECK(res.at("scenario").at("costs").at("syscall_cycles") == cal.costs.at("syscall_cycles").value);
   CHECK(res.at("calibration").at("kernel_release") == cal.kernel_release);
+}
+
+TEST_CASE("calibrate --wait-speed: a pass with the CPU slower than the bound is dropped (all of them: nothing "
+          "written), real kernel") {
+  const auto dir = fresh_dir("calibrate-speed");
+  const std::string file = (dir / "calibration.json").string();
+  auto r = run_cli("calibrate --quick --quiet --wait-speed 0.5 --out " + file);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--wait-speed needs --wait-quiet") != std::string::npos);
+  // No CPU does a dependent add in a thousandth of a nanosecond: each of the two attempts (twice
+  // the one pass asked) is dropped, before its benchmarks if the wait probed the CPU, after them if
+  // other processes kept the machine busy through the wait.
+  r = run_cli("calibrate --quick --quiet --wait-quiet 0.3 --wait-speed 0.001 --out " + file);
+  if (r.exit_code == 2 && r.output.find("cannot calibrate on this machine") != std::string::npos) {
+    WARN("skipped: " << r.output);
+    return;
+  }
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("every one of 2 passes was dropped") != std::string::npos);
+  CHECK(r.output.find("nothing written") != std::string::npos);
+  CHECK(!std::filesystem::exists(file));
+  // A bound no CPU misses keeps the pass, and the file says so.
+  r = run_cli("calibrate --quick --quiet --wait-quiet 0.3 --wait-speed 1000 --out " + file);
+  REQUIRE(r.exit_code == 0);
+  const auto cal = config::load_calibration_file(file);
+  REQUIRE(cal.passes);
+  CHECK(cal.passes->kept == 1);
+  CHECK(cal.passes->dropped == 0);
+  CHECK(cal.passes->max_ns_per_add == 1000);
+  CHECK(cal.passes->waited_s >= 0.19);  // at least one 200 ms sample
 }

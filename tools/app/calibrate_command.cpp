@@ -40,6 +40,10 @@ std::string render_calibration(const config::Calibration& c) {
   }
   out +=
       fmt::format("kernel preemption model: {} (machine.preempt)\n", c.machine.preempt.value_or("not known"));
+  if (c.passes && c.passes->dropped > 0)
+    out += fmt::format(
+        "passes: {} kept of {} asked, {} dropped with the CPU speed probe over {:.3f} ns per add\n",
+        c.passes->kept, c.passes->asked, c.passes->dropped, c.passes->max_ns_per_add.value_or(0));
   out += fmt::format("{} entries keep their defaults (listed with the reason in defaults_kept)\n",
                      c.defaults_kept.size());
   return out;
@@ -58,13 +62,27 @@ void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o) {
   cmd.add_option("--gap-s", o.gap_s,
                  "Seconds between passes (default 0): spread them over the time a VM's costs drift")
       ->check(CLI::Range(0.0, 3600.0));
+  cmd.add_option("--wait-quiet", o.wait_quiet_s,
+                 "Before each pass, wait up to SECONDS for other processes to use less than 10% of a CPU")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd.add_option(
+         "--wait-speed", o.wait_speed_ns,
+         "With --wait-quiet: also wait for the CPU speed probe to read at most NS ns per dependent add, "
+         "and drop (and run again) a pass that reads more at its start or end")
+      ->check(CLI::PositiveNumber);
 }
 
 int cmd_calibrate(const CalibrateOptions& o) {
+  if (o.wait_speed_ns > 0 && o.wait_quiet_s <= 0) {
+    std::cerr << "error: --wait-speed needs --wait-quiet SECONDS: how long each pass may wait\n";
+    return kExitBadInput;
+  }
   host::CalibrateOptions ho;
   ho.quick = o.quick;
   ho.passes = o.passes;
   ho.gap_s = o.gap_s;
+  ho.quiet_wait_s = o.wait_quiet_s;
+  ho.max_ns_per_add = o.wait_speed_ns;
   if (!o.quiet) ho.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   config::Calibration c;
   try {

@@ -170,6 +170,8 @@ struct CalibrateOptions {
   bool quiet = false;  // no progress lines and no table
   int passes = 1;
   double gap_s = 0;
+  double wait_quiet_s = 0;   // --wait-quiet: 0 = do not wait
+  double wait_speed_ns = 0;  // --wait-speed: 0 = not asked
 };
 void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o);
 int cmd_calibrate(const CalibrateOptions& o);
