@@ -51,7 +51,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "balance: a cache-hot waiting thread stays; the busy CPU's ticks move it after two failed balances") {
+    "balance: a cache-hot waiting thread stays, the busy CPU's ticks move it after two failed balances") {
   // With a migration cost of 20 ms it is still hot at 12 ms. It stays queued behind the hog when
   // CPU 1 goes idle at 2 ms; the hog's ticks at 4 and 8 ms kick CPU 1, whose balance fails
   // twice; at the third, 12 ms, it takes the hot thread.

@@ -774,8 +774,9 @@ TEST_CASE("calibrate --quick writes a file that run --calibration loads (real ke
   CHECK(res.at("calibration").at("kernel_release") == cal.kernel_release);
 }
 
-TEST_CASE("calibrate --wait-speed: a pass with the CPU slower than the bound is dropped (all of them: nothing "
-          "written), real kernel") {
+TEST_CASE(
+    "calibrate --wait-speed: a pass with the CPU slower than the bound is dropped (all of them: nothing "
+    "written), real kernel") {
   const auto dir = fresh_dir("calibrate-speed");
   const std::string file = (dir / "calibration.json").string();
   auto r = run_cli("calibrate --quick --quiet --wait-speed 0.5 --out " + file);

@@ -39,7 +39,7 @@ TEST_CASE("cli: run writes results.json with the stable keys and conserves reque
         Approx(info["events"].get<double>() / rq["completed"].get<double>()));
 }
 
-TEST_CASE("cli: the same scenario and seed give byte-identical results; another seed does not") {
+TEST_CASE("cli: the same scenario and seed give byte-identical results, another seed does not") {
   const auto dir = fresh_dir("determinism");
   REQUIRE(run_cli("run " + kMm1 + kShort + " --quiet --out " + (dir / "a").string()).exit_code == 0);
   REQUIRE(run_cli("run " + kMm1 + kShort + " --quiet --out " + (dir / "b").string()).exit_code == 0);

@@ -30,7 +30,7 @@ void check_conservation(const nlohmann::json& r) {
 }
 }  // namespace
 
-TEST_CASE("echo: blocking mode holds every unbound worker; hybrid frees them; both conserve requests") {
+TEST_CASE("echo: blocking mode holds every unbound worker, hybrid frees them, both conserve requests") {
   const auto blocking = run_echo("echo-blocking", "--variant blocking");
   const auto hybrid = run_echo("echo-hybrid", "--variant hybrid");
   check_conservation(blocking);

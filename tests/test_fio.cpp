@@ -18,7 +18,7 @@ double p99(const nlohmann::json& r) {
 }
 }  // namespace
 
-TEST_CASE("fio: rate_iops paces the job; interrupt completions without hipri") {
+TEST_CASE("fio: rate_iops paces the job, interrupt completions without hipri") {
   const auto r = run_fio("fio-pace", "--set workload.rate_iops=3000 --set workload.hipri=false");
   CHECK(r["fio"]["read"]["iops"].get<double>() == Approx(3000).epsilon(0.01));
   CHECK(r["throughput"]["ops_per_s"].get<double>() == Approx(3000).epsilon(0.01));
@@ -51,7 +51,7 @@ TEST_CASE("fio: with an idle period longer than the inter-arrival time the job n
   CHECK(r["fio"]["sq_thread_cpu_pct"].get<double>() == Approx(100).epsilon(0.001));
 }
 
-TEST_CASE("fio: the deputy (condition lifted) cuts p99 at idle 110 by the wake-up; equal at idle 510") {
+TEST_CASE("fio: the deputy (condition lifted) cuts p99 at idle 110 by the wake-up, equal at idle 510") {
   const auto without = run_fio("fio-dep-without", "--variant without --set kernel.sqpoll.idle_us=110");
   const auto with = run_fio("fio-dep-with", "--variant with --set kernel.sqpoll.idle_us=110");
   const auto posted = run_fio("fio-dep-posted", "--variant with-as-posted --set kernel.sqpoll.idle_us=110");

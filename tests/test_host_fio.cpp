@@ -196,7 +196,7 @@ TEST_CASE("host fio: with sqthread_poll the SQ thread's CPU is its own class") {
 }
 
 TEST_CASE(
-    "host fio: setup_flags the kernel or fio cannot take are bad input; wait_nr is fio's batch minimum") {
+    "host fio: setup_flags the kernel or fio cannot take are bad input, wait_nr is fio's batch minimum") {
   own_tmpdir("host-fio-flags");
   auto input_error_of = [](const uringsim::config::Scenario& s) {
     try {

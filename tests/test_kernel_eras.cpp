@@ -32,7 +32,7 @@ TEST_CASE("eras: docs/models/kernel-eras.md shows the era table as it is") {
   CHECK(page.find(models::eras_markdown()) != std::string::npos);
 }
 
-TEST_CASE("eras: a scenario's auto knobs follow its era's row; a knob it sets wins") {
+TEST_CASE("eras: a scenario's auto knobs follow its era's row, a knob it sets wins") {
   for (const auto& row : models::eras()) {
     INFO(row.name);
     const auto s = config::load_scenario_text(

@@ -78,7 +78,7 @@ void run_peer(UringWorld& w, Socket& sock, std::vector<sim::TimeNs> at) {
 }  // namespace
 
 TEST_CASE(
-    "multishot: one CQE per arrival, each with F_MORE and its own buffer; the request stays in flight") {
+    "multishot: one CQE per arrival, each with F_MORE and its own buffer, the request stays in flight") {
   sim::PrimitiveCosts pc;
   pc.wakeup_latency_ns = 1000;
   UringCosts uc = test::zero_uring_costs();
@@ -172,7 +172,7 @@ TEST_CASE("multishot: two arrivals before its task_work runs: one task_work item
   CHECK(sock.readable_bytes() == 0);
 }
 
-TEST_CASE("multishot: a full CQ ends it; the data goes in the final CQE, on the overflow list, in order") {
+TEST_CASE("multishot: a full CQ ends it, the data goes in the final CQE, on the overflow list, in order") {
   KernelConfig k = kernel_6x();
   k.cq_entries = 2;
   UringWorld w(3, sim::PrimitiveCosts{}, k, test::zero_uring_costs());

@@ -67,7 +67,7 @@ TEST_CASE("nop: a batch larger than the SQ ring is refused, naming the field") {
   CHECK_FALSE(std::filesystem::exists(dir / "results.json"));
 }
 
-TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU; on 5.18 they may run elsewhere") {
+TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU, on 5.18 they may run elsewhere") {
   // The twin's NOP loop: one submitter pinned to CPU 0 of two, IOSQE_ASYNC NOPs one at a time.
   const std::string nop = source_path("scenarios/twin/nop.json") +
                           " --variant async --set warmup_ms=5 --set duration_ms=20 --set workload.depth=1";
@@ -80,22 +80,31 @@ TEST_CASE("nop: on 6.x io-wq workers inherit the pinned submitter's CPU; on 5.18
   // Unpinned, the worker wakes on the idle CPU 1: a cross-CPU wake-up each way, so fewer NOPs.
   CHECK(before["throughput"]["ops_per_s"].get<double>() <
         0.8 * today["throughput"]["ops_per_s"].get<double>());
-  // The results' wake-up counts say the same: each NOP wakes the worker and then the submitter,
-  // on the waker's CPU on 6.x and on the other one on 5.18.
+  // The results' wake-up counts say the same: the wake-ups are on the waker's CPU on 6.x and on
+  // the other one on 5.18.
   auto wakes = [](const nlohmann::json& r, const char* waker, const char* wakee, const char* where) {
     return r["wakeups"]["per_request"][waker][wakee][where].get<double>();
   };
   for (const auto& [waker, wakee] : {std::pair{"nop_test", "iou-wrk"}, std::pair{"iou-wrk", "nop_test"}}) {
     INFO(waker << " -> " << wakee);
-    CHECK(wakes(today, waker, wakee, "on_waker_cpu") == Approx(1).epsilon(0.01));
     CHECK(wakes(today, waker, wakee, "on_other_cpu") == 0);
     CHECK(wakes(before, waker, wakee, "on_other_cpu") == Approx(1).epsilon(0.01));
     CHECK(wakes(before, waker, wakee, "on_waker_cpu") == 0);
   }
+  // On 5.18 each NOP wakes the worker on its own CPU, and then the submitter. On 6.x, sharing
+  // CPU 0, the worker wakes the submitter for almost every NOP, and the submitter preempts it
+  // before it sleeps: the worker is then still runnable when the next NOP is queued, and needs no
+  // wake-up. The host does the same (bench/sched_trace.sh on this loop, 2026-12-06: 0.39 wake-ups
+  // of the worker per NOP and 0.61 preemptions of it by the submitter).
+  CHECK(wakes(today, "iou-wrk", "nop_test", "on_waker_cpu") > 0.9);
+  const double worker_woken = wakes(today, "nop_test", "iou-wrk", "on_waker_cpu");
+  CHECK(worker_woken > 0.1);
+  CHECK(worker_woken < 0.9);
+  CHECK(today["per_request"]["context_switches"].get<double>() > 2);
   CHECK(wakes(today, "nop_test", "nop_test", "total") == 0);
 }
 
-TEST_CASE("nop: on 6.x the submitter's task_work frees each NOP io-wq completed; on 5.18 the worker does") {
+TEST_CASE("nop: on 6.x the submitter's task_work frees each NOP io-wq completed, on 5.18 the worker does") {
   // io_wq_free_work -> io_free_req queues io_req_task_complete for the submitter (6.x). NOPs have
   // no other task_work, so on 5.18 none runs at all.
   const auto today = run_nop("nop-free-6x", "--variant global --set kernel.era=6.x");

@@ -72,7 +72,7 @@ TEST_CASE("recent_used_cpu: a thread balancing moved goes back to its idle previ
   CHECK(got.second.at == Approx(130 * kMs));
 }
 
-TEST_CASE("recent_used_cpu: not when that CPU is busy too; then the thread queues on its previous CPU") {
+TEST_CASE("recent_used_cpu: not when that CPU is busy too, then the thread queues on its previous CPU") {
   // At 115 ms CPU 0 is still busy (to 120 ms): no idle CPU, the thread waits behind CPU 1's hog
   // until CPU 0, going idle at 120 ms, pulls it (newidle balance).
   const Landings got = mover(115 * kMs);

@@ -31,7 +31,7 @@ std::string refusal(const config::Scenario& s, bool sqpoll = false) {
 }
 }  // namespace
 
-TEST_CASE("ring setup: the flags pick the task_work design; wait_nr is read") {
+TEST_CASE("ring setup: the flags pick the task_work design, wait_nr is read") {
   CHECK(setup_of(echo_with("[]")).tw_mode() == models::TwMode::Signal);
   CHECK(setup_of(echo_with(R"(["coop_taskrun", "taskrun_flag"])")).tw_mode() == models::TwMode::Coop);
   const auto d = setup_of(echo_with(R"(["single_issuer", "defer_taskrun"])"));

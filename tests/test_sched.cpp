@@ -498,7 +498,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "sched: a thread woken from another CPU onto its idle one pays remote_wakee_cycles on its first run; "
+    "sched: a thread woken from another CPU onto its idle one pays remote_wakee_cycles on its first run, "
     "woken "
     "by its timer, or queued behind a busy CPU's thread, it does not") {
   PrimitiveCosts c;
@@ -697,7 +697,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "sched: a wake-up that preempts another CPU's thread is queued after the enqueue part of its cost; "
+    "sched: a wake-up that preempts another CPU's thread is queued after the enqueue part of its cost, "
     "its IPI lands ipi_delivery_ns later and its handler runs there before the switch") {
   // 1 GHz: cycles are ns. The preempting wake costs the waker 1000, of which the enqueue is the
   // first 400; the IPI lands 1000 after that and its handler takes 2000 of the hog's time.

@@ -43,7 +43,7 @@ Landing mover(bool sis_util, bool both_busy) {
 
 }  // namespace
 
-TEST_CASE("sis_util: with both CPUs busy a wake-up does not scan; the busy CPU's tick hands it over") {
+TEST_CASE("sis_util: with both CPUs busy a wake-up does not scan, the busy CPU's tick hands it over") {
   // The balance at 96 ms saw both CPUs 87 % busy: no scan. The mover queues on CPU 0 behind the
   // hog at 100.5 ms; CPU 0's tick at 104 ms kicks idle CPU 1, which takes it (it last ran at
   // 0.1 ms: cold).

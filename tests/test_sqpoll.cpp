@@ -86,7 +86,7 @@ TEST_CASE("sqpoll: NEED_WAKEUP is set only once the SQ thread has been idle for 
   CHECK(s.w.ctx.stats().cqes_posted == 1);
 }
 
-TEST_CASE("sqpoll: the deputy submits at most submit_cap SQEs itself; the woken SQ thread the rest") {
+TEST_CASE("sqpoll: the deputy submits at most submit_cap SQEs itself, the woken SQ thread the rest") {
   KernelConfig k = sq_kernel(10);
   k.sq_deputy = true;
   SqWorld s(k, false);
@@ -120,7 +120,7 @@ TEST_CASE("sqpoll: deputy_under_iopoll lifts the condition (still at most submit
   CHECK(st.sq_thread_submitted == 12);
 }
 
-TEST_CASE("sqpoll: without the deputy the waker submits nothing; the SQ thread submits all") {
+TEST_CASE("sqpoll: without the deputy the waker submits nothing, the SQ thread submits all") {
   SqWorld s(sq_kernel(10), false);
   const UringStats st = burst_after_sleep(s);
   CHECK(st.sq_wakeup_enters == 1);

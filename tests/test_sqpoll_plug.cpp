@@ -73,7 +73,7 @@ KernelConfig sq_kernel(int tw_cap) {
 }  // namespace
 
 TEST_CASE(
-    "sqpoll tw_cap: at most tw_cap task_work items per SQ pass; the rest run in the next passes in order") {
+    "sqpoll tw_cap: at most tw_cap task_work items per SQ pass, the rest run in the next passes in order") {
   PlugWorld s(sq_kernel(8), 1000);
   std::vector<std::pair<int, std::uint64_t>> ran;  // (item, SQ pass it ran in)
   // 20 task_work items queued for the SQ thread at once (as 20 completions arriving together).
@@ -140,7 +140,7 @@ TEST_CASE("block plug: a batch of two SQEs is not plugged (need_plug = max_ios >
   CHECK(s.w.ctx.stats().cqes_posted == 2);
 }
 
-TEST_CASE("null_blk preset: a fixed service time for any size (0 for softirq; completion_nsec for timer)") {
+TEST_CASE("null_blk preset: a fixed service time for any size (0 for softirq, completion_nsec for timer)") {
   auto load = [](const std::string& device) {
     return config::load_scenario_text(
         R"({"name": "t", "machine": {"cores": 4}, "device": )" + device +

@@ -87,7 +87,7 @@ FileState state_of(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("sweep: grid values and ranges parse; ids are filesystem-safe and distinct") {
+TEST_CASE("sweep: grid values and ranges parse, ids are filesystem-safe and distinct") {
   using uringsim::app::sweep::parse_grid;
   using uringsim::app::sweep::safe_id;
   const auto g = parse_grid("kernel.iowq.max_unbound=10:510:50");
