@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A twin.json as a markdown table (throughput, p50, per-request context switches, IPIs and
-migrations), and per grid point the orderings of the variants the host separates clearly (> 15 %, intervals apart)
+migrations, the most io-wq workers at once), and per grid point the orderings of the variants the host separates clearly (> 15 %, intervals apart)
 with whether the model keeps them, and the summary's error figures (CPU in points). Usage:
 bench/twin_table.py OUT_DIR/twin.json"""
 import glob
@@ -23,16 +23,17 @@ def cell(m, key):
 
 t = json.load(open(sys.argv[1]))
 print("| variant | point | host round trips/s | simulated | error | host p50 µs | simulated | error "
-      "| host switches/req | simulated | host IPIs/req | simulated | host migrations/req | simulated |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| host switches/req | simulated | host IPIs/req | simulated | host migrations/req | simulated "
+      "| host io-wq workers (peak) | simulated |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 by_point = {}
 for r in t["rows"]:
     point = ",".join("%s=%s" % (k.split(".")[-1], v) for k, v in r["grid"].items())
     m = r["metrics"]
     cs, ip = cell(m, "per_request.context_switches"), cell(m, "per_request.ipis")
-    mg = cell(m, "per_request.migrations")
+    mg, wk = cell(m, "per_request.migrations"), cell(m, "iowq.workers_peak")
     print("| " + " | ".join([r["variant"], point] + cell(m, "throughput.ops_per_s") + cell(m, "latency_us.p50")
-                            + cs[:2] + ip[:2] + mg[:2]) + " |")
+                            + cs[:2] + ip[:2] + mg[:2] + wk[:2]) + " |")
     by_point.setdefault(point, []).append((r["variant"], m["throughput.ops_per_s"]))
 print()
 clear = held = 0

@@ -21,8 +21,9 @@ using nlohmann::json;
 namespace {
 
 // A sweep directory as `uringsim sweep` leaves it: sweep.json and one results.json per point.
-json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& conns_tput,
-                double cpu_server) {
+// `workers`: the run's iowq.workers_peak, left out when negative (a run without a ring).
+json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& conns_tput, double cpu_server,
+                int workers = -1) {
   json points = json::array();
   int i = 0;
   for (const auto& [conns, tput] : conns_tput) {
@@ -31,6 +32,7 @@ json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& 
               {"latency_us", {{"mean", 10.0}, {"p50", 9.0}, {"p99", 20.0}}},
               {"cpu", {{"total_pct", cpu_server}, {"by_thread", {{"io_uring_echo_s_pct", cpu_server}}}}},
               {"per_request", {{"run_delay_us_by_class", {{"io_uring_echo_s", cpu_server / 10}}}}}};
+    if (workers >= 0) r["iowq"] = {{"workers_peak", workers}};
     uringsim::analysis::write_file_atomic((dir / rel).string(), r.dump());
     points.push_back({{"grid", {{"workload.connections", conns}}}, {"variant", ""}, {"results", rel}});
   }
@@ -43,9 +45,11 @@ json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& 
 TEST_CASE("twin join: replications grouped per point, host CI, relative and absolute errors") {
   const auto d = fresh_dir("twin-join");
   // Host: 3 reps at 10 connections (100, 110, 120 -> mean 110), 1 rep at 100 connections.
-  const json host = fake_sweep(d / "host", {{10, 100}, {10, 110}, {10, 120}, {100, 200}}, 50);
-  // Simulation: 2 reps at 10 (121, 121), none finished at 100.
-  const json sim = fake_sweep(d / "sim", {{10, 121}, {10, 121}}, 40);
+  // Host: 3 reps at 10 connections (100, 110, 120 -> mean 110), 1 rep at 100 connections, with
+  // at most 4 io-wq workers in each run.
+  const json host = fake_sweep(d / "host", {{10, 100}, {10, 110}, {10, 120}, {100, 200}}, 50, 4);
+  // Simulation: 2 reps at 10 (121, 121), none finished at 100; 10 workers.
+  const json sim = fake_sweep(d / "sim", {{10, 121}, {10, 121}}, 40, 10);
   const json j = uringsim::app::twin::join(host, sim, d / "host", d / "sim");
 
   REQUIRE(j.at("rows").size() == 2);
@@ -65,6 +69,11 @@ TEST_CASE("twin join: replications grouped per point, host CI, relative and abso
   const auto& w10 = j["rows"][0]["metrics"]["per_request.run_delay_us_by_class.io_uring_echo_s"];
   CHECK(w10["abs_error"].get<double>() == Approx(-1));
   CHECK(w10["rel_error_pct"].get<double>() == Approx(-20));
+  // The most io-wq workers at once: compared like any count.
+  const auto& k10 = j["rows"][0]["metrics"]["iowq.workers_peak"];
+  CHECK(k10["host"]["mean"].get<double>() == Approx(4));
+  CHECK(k10["sim"]["mean"].get<double>() == Approx(10));
+  CHECK(k10["rel_error_pct"].get<double>() == Approx(150));
 
   // The point with no simulated run has no error, and a single host rep has no interval.
   const auto& t100 = j["rows"][1]["metrics"]["throughput.ops_per_s"];
@@ -112,6 +121,10 @@ TEST_CASE("twin orderings: a pair counts when the host shows it clearly, and is 
   const json noisy = fake_sweep(d / "noisy", {{10, 50}, {10, 150}, {100, 150}, {100, 250}}, 50);
   const json jn = uringsim::app::twin::join(noisy, sim, d / "noisy", d / "sim");
   CHECK(uringsim::app::twin::orderings(jn, "throughput.ops_per_s")["clear"] == 0);
+  // Runs without a ring report no io-wq workers: the count is absent on both sides, not 0.
+  CHECK(j["rows"][0]["metrics"]["iowq.workers_peak"]["host"]["n"] == 0);
+  CHECK(j["rows"][0]["metrics"]["iowq.workers_peak"]["rel_error_pct"].is_null());
+  CHECK_FALSE(j["summary"].contains("iowq.workers_peak"));
 }
 
 TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulator writes twin.csv") {
