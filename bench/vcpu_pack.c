@@ -86,7 +86,8 @@ static double run(int cpu, double busy_us, double idle_us) {
 }
 
 int main(void) {
-  static const double cycle[][2] = {{50, 1000}, {1000, 1000}, {2000, 1000}, {2500, 1000}, {3000, 1000}, {300, 0}};
+  static const double cycle[][2] = {{50, 1000},   {1000, 1000}, {2000, 1000},
+                                    {2500, 1000}, {3000, 1000}, {300, 0}};
   printf("waker's duty cycle          share of wake-ups on the waker's CPU\n");
   printf("busy us  idle us            other (prev CPU idle)   same (prev = waker's, other CPU idle)\n");
   for (unsigned i = 0; i < sizeof cycle / sizeof cycle[0]; ++i)
