@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A twin.json as a markdown table (throughput, p50, per-request context switches, IPIs and
-migrations, the most io-wq workers at once), and per grid point the orderings of the variants the host separates clearly (> 15 %, intervals apart)
-with whether the model keeps them, and the summary's error figures (CPU in points). Usage:
+migrations, the most io-wq workers at once), and per grid point the orderings of the variants the
+host separates clearly (> 15 %, intervals apart) with whether the model keeps them, and the
+summary's error figures (CPU in points). Usage:
 bench/twin_table.py OUT_DIR/twin.json"""
 import glob
 import itertools

@@ -44,7 +44,6 @@ json fake_sweep(const fs::path& dir, const std::vector<std::pair<int, double>>& 
 
 TEST_CASE("twin join: replications grouped per point, host CI, relative and absolute errors") {
   const auto d = fresh_dir("twin-join");
-  // Host: 3 reps at 10 connections (100, 110, 120 -> mean 110), 1 rep at 100 connections.
   // Host: 3 reps at 10 connections (100, 110, 120 -> mean 110), 1 rep at 100 connections, with
   // at most 4 io-wq workers in each run.
   const json host = fake_sweep(d / "host", {{10, 100}, {10, 110}, {10, 120}, {100, 200}}, 50, 4);

@@ -36,8 +36,8 @@ namespace twin {
 const std::vector<std::string>& fixed_metrics() {
   // per_request: context switches, IPIs and migrations per completion, which both sides count (the
   // host's IPIs are the machine's reschedule and function-call IPIs, the model's its kicks' and
-  // wake-ups'; migrations are every thread's moves to another CPU). iowq.workers_peak: how many
-  // io-wq workers the run created at most, a count both sides keep (absent where no ring runs).
+  // wake-ups'; migrations are every thread's moves to another CPU). iowq.workers_peak: the most
+  // io-wq workers the run had at once, a count both sides keep (absent where no ring runs).
   static const std::vector<std::string> m = {
       "/throughput/ops_per_s", "/latency_us/mean",        "/latency_us/p50",
       "/latency_us/p99",       "/cpu/total_pct",          "/per_request/context_switches",
