@@ -625,19 +625,47 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     // run per NOP, charged by the task_work entries derived above.
     const double free_tw = e.value("tw_add_cycles") + e.value("tw_run_cycles");
     const double item = e.cyc(bw - bi) - locks - free_tw;
-    e.share(
-        {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"},
-        item,
-        fmt::format(
-            "NOP batches (n = 1..32) fitted as T(n) = a + b n, the submitter and its one io-wq worker "
-            "(IORING_REGISTER_IOWQ_MAX_WORKERS 1) pinned to one CPU: b = {:.1f} ns with IOSQE_ASYNC, "
-            "{:.1f} ns inline; the difference, {:.1f} ns = {:.0f} cycles per item, less {} spin_lock_fast "
-            "sections or atomics ({:.0f}) and the task_work item that frees the request (tw_add + tw_run, "
-            "{:.0f}) is "
-            "the io-wq work per item, {:.0f} cycles (the intercepts, {:.0f} ns vs {:.0f} ns, hold the two "
-            "hand-offs, a wake-up and a switch each way, charged by the wake-up entries)",
-            bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, free_tw, item, aw, ai),
-        scaled(minus(m.iowq_async_b, m.iowq_inline_b), G));
+    const std::string batches = fmt::format(
+        "NOP batches (n = 1..32) fitted as T(n) = a + b n, the submitter and its one io-wq worker "
+        "(IORING_REGISTER_IOWQ_MAX_WORKERS 1) pinned to one CPU: b = {:.1f} ns with IOSQE_ASYNC, "
+        "{:.1f} ns inline; the difference, {:.1f} ns = {:.0f} cycles per item, less {} spin_lock_fast "
+        "sections or atomics ({:.0f}) and the task_work item that frees the request (tw_add + tw_run, "
+        "{:.0f}) is the io-wq work per item, {:.0f} cycles (the intercepts, {:.0f} ns vs {:.0f} ns, hold "
+        "the two hand-offs, a wake-up and a switch each way, charged by the wake-up entries)",
+        bw, bi, bw - bi, e.cyc(bw - bi), kIowqSpinSectionsPerItem, locks, free_tw, item, aw, ai);
+    const auto per_item = scaled(minus(m.iowq_async_b, m.iowq_inline_b), G);
+    if (m.iowq_queued_unavailable.empty() && !m.iowq_queued_b.empty()) {
+      // Who pays decides who waits: the submitter's part (io_queue_iowq's prep and io_wq_enqueue)
+      // measured on its own, the worker's the rest of the batches' per-item difference.
+      const double bq = median(m.iowq_queued_b);
+      const double submit = e.value("sqe_submit_cycles");
+      const double queue = e.cyc(bq) - submit - kIowqQueuedSpinSections * sp;
+      e.share({"iowq_prep_cycles", "iowq_enqueue_cycles"}, queue,
+              fmt::format("IOSQE_ASYNC NOPs submitted (not waited for) while the ring's one bound io-wq "
+                          "worker, on the same CPU, is held in an fsync, so they queue behind it and "
+                          "nobody is woken or created, fitted as a + b n over n = 1..32 ({} samples, {} "
+                          "dropped because a CQE came during the submit): b = {:.1f} ns = {:.0f} cycles "
+                          "per NOP, less sqe_submit ({:.0f}) and {} spin_lock_fast sections (acct->lock "
+                          "at the enqueue, acct->workers_lock at the creation attempt: {:.0f}) is the "
+                          "submitter's queueing per item, {:.0f} cycles",
+                          m.iowq_queued_kept, m.iowq_queued_dropped, bq, e.cyc(bq), submit,
+                          kIowqQueuedSpinSections, kIowqQueuedSpinSections * sp, queue),
+              scaled(m.iowq_queued_b, G));
+      e.share({"iowq_get_work_cycles", "iowq_work_overhead_cycles"}, item - std::max(0.0, queue),
+              fmt::format("{}, less the submitter's queueing measured apart (iowq_prep_cycles + "
+                          "iowq_enqueue_cycles, {:.0f}): the worker's part, {:.0f} cycles",
+                          batches, std::max(0.0, queue), item - std::max(0.0, queue)),
+              per_item);
+    } else {
+      e.share(
+          {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"},
+          item,
+          m.iowq_queued_unavailable.empty()
+              ? batches
+              : fmt::format("{}; the submitter's part alone was not measured ({})", batches,
+                            m.iowq_queued_unavailable),
+          per_item);
+    }
     // The intercepts' difference holds two same-CPU hand-offs: a check on the futex ping-pong's
     // switch, which the model charges to every switch.
     const double handoffs = 2 * (e.value("context_switch_cycles") + e.value("wake_local_cycles")) / G;

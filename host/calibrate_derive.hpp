@@ -15,6 +15,10 @@ namespace uringsim::host::calib {
 // request, an atomic on tctx->task_list). Counted from `uringsim run --locks` and results.json's
 // `atomics`; tests/test_calibrate.cpp checks it against the model.
 inline constexpr int kIowqSpinSectionsPerItem = 5;
+// The same for an IOSQE_ASYNC NOP queued while the one worker is busy (calibrate_iowq.cpp's
+// fsync-held worker): acct->lock at the enqueue, and acct->workers_lock where io_wq_enqueue, finding
+// no free worker, tries to create one and stops at max_workers.
+inline constexpr int kIowqQueuedSpinSections = 2;
 
 // Every key of the cost table ends up in `costs` or in `defaults_kept` with its reason.
 config::Calibration derive_calibration(const Measurements& m, const MachineInfo& machine, bool quick);

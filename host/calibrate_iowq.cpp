@@ -1,10 +1,15 @@
 // io-wq: NOP batches inline and through one io-wq worker (IOSQE_ASYNC), submitter and worker on
 // one CPU, each fitted as T(n) = a + b n: the slopes differ by the per-item io-wq work, the
-// wake-ups and switches stay in a. And the first IOSQE_ASYNC request of a fresh task, which has
-// to create its worker.
+// wake-ups and switches stay in a. The submitter's share of that work alone: NOPs queued while the
+// worker is held in an fsync. And the first IOSQE_ASYNC request of a fresh task, which has to
+// create its worker.
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -71,6 +76,79 @@ Line batch_fit(const Bench& b, io_uring* ring, bool async) {
   return fit_line(x, y);
 }
 
+// A file on a disk-backed filesystem whose fsync blocks the io-wq worker that runs it (it waits for
+// the writeback); unlinked at once, so nothing is left behind. -1 and `why` if none can be made.
+int fsync_file(std::string& why) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::string path = (dir / "uringsim-calibrate-fsync-XXXXXX").string();
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) {
+    why = fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno));
+    return -1;
+  }
+  ::unlink(path.c_str());
+  return fd;
+}
+
+// One sample: an IOSQE_ASYNC fsync of freshly written data takes the ring's one bound worker
+// (blocked until the writeback ends); then n IOSQE_ASYNC NOPs are submitted (not waited for) and
+// the submit alone is timed. They queue behind the fsync: no free worker to wake, none may be
+// created. false if a CQE was already posted when the submit returned (the worker was not held).
+bool queued_submit_ns(const Bench& b, io_uring* ring, int fd, unsigned n, double& ns) {
+  static char data[1 << 20];  // enough writeback to outlast the submit by far
+  if (::pwrite(fd, data, sizeof data, 0) != static_cast<ssize_t>(sizeof data))
+    b.fail(fmt::format("io-wq queueing: pwrite: {}", std::strerror(errno)));
+  io_uring_sqe* sqe = io_uring_get_sqe(ring);
+  io_uring_prep_fsync(sqe, fd, 0);
+  sqe->flags |= IOSQE_ASYNC;
+  sqe->user_data = 1;
+  if (io_uring_submit(ring) != 1) b.fail("io-wq queueing: the fsync was not submitted");
+  ::usleep(100);  // the CPU is idle while this thread sleeps: the worker takes the fsync and blocks
+  for (unsigned i = 0; i < n; ++i) {
+    sqe = io_uring_get_sqe(ring);
+    io_uring_prep_nop(sqe);
+    sqe->flags |= IOSQE_ASYNC;
+    sqe->user_data = 0;
+  }
+  const double t0 = now_ns();
+  const int rc = io_uring_submit(ring);
+  ns = now_ns() - t0 - b.clock_ns;
+  if (rc != static_cast<int>(n)) b.fail(fmt::format("io-wq queueing: submitted {} of {}", rc, n));
+  const bool held = io_uring_cq_ready(ring) == 0;
+  for (unsigned i = 0; i <= n; ++i) {
+    io_uring_cqe* cqe = nullptr;
+    __kernel_timespec ts{2, 0};
+    if (io_uring_wait_cqe_timeout(ring, &cqe, &ts) != 0 || !cqe)
+      b.fail("io-wq queueing: a CQE did not come within 2 s");
+    if (cqe->res < 0) b.fail(fmt::format("io-wq queueing: a request failed: {}", std::strerror(-cqe->res)));
+    io_uring_cqe_seen(ring, cqe);
+  }
+  return held;
+}
+
+// T(n) = a + b n over the submit of n NOPs queued behind the held worker; each depth's median over
+// the samples in which the worker was held. None if fewer than half of a depth's samples were.
+std::optional<Line> queued_fit(const Bench& b, io_uring* ring, int fd, Measurements& m) {
+  std::vector<double> x, y;
+  for (unsigned n : {1u, 2u, 4u, 8u, 16u, 32u}) {
+    std::vector<double> t;
+    constexpr int kReps = 15;
+    for (int i = 0; i < kReps && !b.stopping(); ++i) {
+      double ns = 0;
+      if (queued_submit_ns(b, ring, fd, n, ns)) {
+        t.push_back(ns);
+        ++m.iowq_queued_kept;
+      } else {
+        ++m.iowq_queued_dropped;
+      }
+    }
+    if (2 * t.size() < kReps) return std::nullopt;
+    x.push_back(n);
+    y.push_back(median(t));
+  }
+  return fit_line(x, y);
+}
+
 // In a new thread (a new io_uring task, hence a new io-wq with no worker yet): the first
 // IOSQE_ASYNC NOP minus the median of the next few, which find the worker idle.
 double first_worker_extra_ns(const Bench& b, std::string& unavailable) {
@@ -119,6 +197,30 @@ void measure_iowq(const Bench& b, Measurements& m) {
                     "IOSQE_ASYNC {:.0f} + {:.1f} ns x n",
                     b.cpu_a, median(m.iowq_inline_a), median(m.iowq_inline_b), median(m.iowq_async_a),
                     median(m.iowq_async_b)));
+    const int fd = m.iowq_queued_unavailable.empty() ? fsync_file(m.iowq_queued_unavailable) : -1;
+    if (fd >= 0) {
+      for (int r = 0; r < b.rounds(8) && !b.stopping(); ++r) {
+        const std::optional<Line> q = queued_fit(b, ring.get(), fd, m);
+        if (!q) {
+          m.iowq_queued_unavailable = fmt::format(
+              "the fsync in {} did not hold the io-wq worker while NOPs were queued ({} of {} samples "
+              "had a CQE posted during the submit): a filesystem whose fsync does not wait?",
+              std::filesystem::temp_directory_path().string(), m.iowq_queued_dropped,
+              m.iowq_queued_dropped + m.iowq_queued_kept);
+          m.iowq_queued_a.clear();
+          m.iowq_queued_b.clear();
+          break;
+        }
+        m.iowq_queued_a.push_back(q->a);
+        m.iowq_queued_b.push_back(q->b);
+      }
+      ::close(fd);
+      if (m.iowq_queued_unavailable.empty() && !m.iowq_queued_b.empty())
+        b.say(fmt::format(
+            "  IOSQE_ASYNC NOPs queued behind a worker held in an fsync: submit {:.0f} + {:.1f} ns x n "
+            "({} samples kept, {} dropped)",
+            median(m.iowq_queued_a), median(m.iowq_queued_b), m.iowq_queued_kept, m.iowq_queued_dropped));
+    }
     for (int s = 0; s < b.rounds(100) && !b.stopping(); ++s) {
       m.worker_first_extra.push_back(first_worker_extra_ns(b, m.iowq_unavailable));
       if (!m.iowq_unavailable.empty()) return;

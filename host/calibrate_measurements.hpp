@@ -56,6 +56,12 @@ struct Measurements {
   // io-wq, submitter and its one worker pinned to one CPU (calibrate_iowq.cpp): per round, NOP
   // batches fitted as T(n) = a + b n, inline and with IOSQE_ASYNC.
   std::vector<double> iowq_inline_a, iowq_inline_b, iowq_async_a, iowq_async_b;
+  // The submitter's side alone, per round: io_uring_submit of n IOSQE_ASYNC NOPs queued behind the
+  // one bound worker while it is blocked in an fsync, fitted as a + b n; samples in which a CQE
+  // was posted during the submit (the worker was not held) are dropped and counted.
+  std::vector<double> iowq_queued_a, iowq_queued_b;
+  int iowq_queued_dropped = 0, iowq_queued_kept = 0;
+  std::string iowq_queued_unavailable;     // why that part did not run or was not usable; "" = it was
   std::vector<double> worker_first_extra;  // per fresh thread: first IOSQE_ASYNC NOP minus a warm one
   std::string iowq_unavailable;
 

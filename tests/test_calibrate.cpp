@@ -343,6 +343,55 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   CHECK_NOTHROW(config::parse_calibration_text(single.to_json().dump(), "single.json"));
 }
 
+TEST_CASE(
+    "calibrate derive: io-wq's per-item work split into the submitter's, measured apart, and the worker's") {
+  const double G = 2.0;  // synthetic_machine()'s GHz
+  auto m = synthetic();
+  // NOPs queued behind a worker held in an fsync: 60 ns each at the submit.
+  m.iowq_queued_a = {900, 1000, 1100};
+  m.iowq_queued_b = {58, 60, 62};
+  m.iowq_queued_kept = 270;
+  const auto c = host::calib::derive_calibration(m, synthetic_machine(), true);
+  const auto cost = [&](const char* k) { return c.costs.at(k).value; };
+  // The submitter's part: the queued slope less sqe_submit and its two spin sections (10 ns each).
+  const double queue = 60 * G - cost("sqe_submit_cycles") - host::calib::kIowqQueuedSpinSections * 10 * G;
+  REQUIRE(queue > 0);
+  CHECK(cost("iowq_prep_cycles") + cost("iowq_enqueue_cycles") == Approx(queue));
+  const auto table = config::CostTable::defaults();
+  CHECK(cost("iowq_prep_cycles") / cost("iowq_enqueue_cycles") ==
+        Approx(table.get("iowq_prep_cycles") / table.get("iowq_enqueue_cycles")));
+  CHECK(c.costs.at("iowq_enqueue_cycles").method.find("held in an fsync") != std::string::npos);
+  // The worker's part: the batches' per-item work less the submitter's.
+  const double item = (430 - 21) * G - host::calib::kIowqSpinSectionsPerItem * 10 * G -
+                      cost("tw_add_cycles") - cost("tw_run_cycles");
+  REQUIRE(item - queue > 0);
+  CHECK(cost("iowq_get_work_cycles") + cost("iowq_work_overhead_cycles") == Approx(item - queue));
+  CHECK(c.costs.at("iowq_get_work_cycles").method.find("the worker's part") != std::string::npos);
+
+  // A submitter's part larger than the whole per-item work leaves the worker's at 0.
+  auto big = m;
+  big.iowq_queued_b = {400, 400, 400};
+  const auto cb = host::calib::derive_calibration(big, synthetic_machine(), true);
+  CHECK(cb.costs.at("iowq_prep_cycles").value + cb.costs.at("iowq_enqueue_cycles").value > item);
+  CHECK(cb.costs.at("iowq_get_work_cycles").value == 0);
+  CHECK(cb.costs.at("iowq_work_overhead_cycles").value == 0);
+  CHECK(cb.costs.at("iowq_work_overhead_cycles").method.find("clamped to 0") != std::string::npos);
+
+  // Without it (an fsync that did not hold the worker), the four entries share the whole, as before,
+  // and say why.
+  auto none = synthetic();
+  none.iowq_queued_unavailable = "the fsync did not hold the worker";
+  const auto cn = host::calib::derive_calibration(none, synthetic_machine(), true);
+  double sum = 0;
+  for (const char* k :
+       {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"}) {
+    sum += cn.costs.at(k).value;
+    CHECK(cn.costs.at(k).method.find("not measured (the fsync did not hold the worker)") !=
+          std::string::npos);
+  }
+  CHECK(sum == Approx(item));
+}
+
 TEST_CASE("calibrate derive: the kick from both sides, and when its IPI lands within the sender's part") {
   auto m = synthetic();  // the poll benchmark's armed send is 60 ns over its plain one
   auto v = [](double x) { return std::vector<double>{x * 0.98, x, x * 1.03}; };
