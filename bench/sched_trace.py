@@ -17,8 +17,9 @@ FIELD = re.compile(r"(\w+)=(\S+)")
 
 
 def cls(comm):
-    for prefix, name in (("iou-wrk", "worker"), ("io_uring_echo", "server"), ("client", "client"),
-                         ("swapper", "idle"), ("<idle>", "idle")):
+    # "server": the ring's own task, the echo server's or the NOP runner's (nop_test).
+    for prefix, name in (("iou-wrk", "worker"), ("io_uring_echo", "server"), ("nop_test", "server"),
+                         ("client", "client"), ("swapper", "idle"), ("<idle>", "idle")):
         if comm.startswith(prefix):
             return name
     return "other"
