@@ -12,7 +12,10 @@ request (the run's round trips/s times the span of the traced events):
 - how long a running thread told to reschedule took to switch out (under PREEMPT_NONE it runs
   on to its next preemption point), and how long each woken thread waited for its CPU, by what
   ran there and whether that was told, quartiles, in µs (switches away from the idle task are not
-  traced, so wake-ups onto an idle CPU are mostly missing there).
+  traced, so wake-ups onto an idle CPU are mostly missing there);
+- an io-wq worker's items run back to back: the time from one CQE it posts to its next in the
+  same turn on its CPU, by the second request's opcode (that item's work and the previous one's
+  tail), quartiles in µs.
 With --sequence N, N events from the middle of the run in time order.
 Usage: bench/sched_lag.py TRACE.txt RESULTS.json [--sequence N]"""
 import argparse
@@ -34,7 +37,7 @@ def state(s):
 
 
 def load(path):
-    comm, sw, wk = {}, [], []
+    comm, sw, wk, gaps = {}, [], [], collections.defaultdict(collections.Counter)
     for line in open(path):
         m = ENTRY.match(line)
         if not m:
@@ -45,7 +48,22 @@ def load(path):
         elif kind in ("s", "w"):
             fields = [int(x) for x in value.strip("()").split(", ")]
             (sw if kind == "s" else wk).append((int(key), int(cpu), fields))
-    return comm, sw, wk
+        elif kind == "gap":  # @gap[opcode, 0.1 µs bucket]: count
+            gaps[int(key)][int(cpu)] += int(value)
+    return comm, sw, wk, gaps
+
+
+OPCODES = {0: "NOP", 26: "SEND", 27: "RECV"}  # IORING_OP_*
+
+
+def bucket_quartiles(counts):
+    """Quartiles in µs of a histogram of 0.1 µs buckets (the last one holds everything beyond)."""
+    total, acc, out = sum(counts.values()), 0, []
+    for b in sorted(counts):
+        acc += counts[b]
+        while len(out) < 3 and acc >= (len(out) + 1) * total / 4:
+            out.append(b / 10)
+    return out
 
 
 def main():
@@ -54,7 +72,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--sequence", type=int, default=0)
     a = ap.parse_args()
-    comm, sw, wk = load(a.trace)
+    comm, sw, wk, gaps = load(a.trace)
     if not sw:
         raise SystemExit(f"sched_lag: no switch of the echo's threads in {a.trace}")
     for what, n_, cap in (("switches", len(sw), 1000000), ("wake-ups", len(wk), 1000000)):
@@ -137,6 +155,13 @@ def main():
     quartiles("\nthe lag a thread left its queue with when it blocked while eligible, ns:", left_with, "%9.0f")
     quartiles("\ntold to reschedule -> switched out, µs (running, wakee, R/S):", to_switch, "%7.1f")
     quartiles("\nwoken -> on its CPU, µs (wakee, what ran there, told or not):", to_run, "%7.1f")
+    if gaps:
+        print("\na worker's items back to back, CQE to the next CQE in one turn on its CPU, by the "
+              "second item's opcode, µs (from 100 µs on in the last bucket):")
+        for op, counts in sorted(gaps.items()):
+            q = bucket_quartiles(counts)
+            print(f"  {OPCODES.get(op, f'op {op}'):<40} {sum(counts.values()) / n:.3f} per request: "
+                  + " ".join("%7.1f" % x for x in q))
     if lines:
         print("\nsequence (µs from the middle of the run):")
         print("\n".join(lines))
