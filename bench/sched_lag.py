@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Summarises bench/sched_lag.bt's maps from one `uringsim host` echo run (bench/sched_lag.sh), per
-request (the run's round trips/s times the span of the traced events):
+"""Summarises bench/sched_lag.bt's maps from one `uringsim host` echo or NOP run (bench/sched_lag.sh),
+per request (the run's round trips/s times the span of the traced events):
 - switches out by (class, S blocked / R preempted, next class, how the thread left its queue:
   delayed, since it was not eligible, or gone with its lag's sign);
 - wake-ups by (waker, wakee, on the waker's CPU or another);

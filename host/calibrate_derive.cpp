@@ -640,6 +640,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
       const double bq = median(m.iowq_queued_b);
       const double submit = e.value("sqe_submit_cycles");
       const double queue = e.cyc(bq) - submit - kIowqQueuedSpinSections * sp;
+      const double queued = std::max(0.0, queue);  // what a clamped share leaves the submitter
       e.share({"iowq_prep_cycles", "iowq_enqueue_cycles"}, queue,
               fmt::format("IOSQE_ASYNC NOPs submitted (not waited for) while the ring's one bound io-wq "
                           "worker, on the same CPU, is held in an fsync, so they queue behind it and "
@@ -651,10 +652,10 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                           m.iowq_queued_kept, m.iowq_queued_dropped, bq, e.cyc(bq), submit,
                           kIowqQueuedSpinSections, kIowqQueuedSpinSections * sp, queue),
               scaled(m.iowq_queued_b, G));
-      e.share({"iowq_get_work_cycles", "iowq_work_overhead_cycles"}, item - std::max(0.0, queue),
+      e.share({"iowq_get_work_cycles", "iowq_work_overhead_cycles"}, item - queued,
               fmt::format("{}, less the submitter's queueing measured apart (iowq_prep_cycles + "
                           "iowq_enqueue_cycles, {:.0f}): the worker's part, {:.0f} cycles",
-                          batches, std::max(0.0, queue), item - std::max(0.0, queue)),
+                          batches, queued, item - queued),
               per_item);
     } else {
       e.share(

@@ -77,13 +77,13 @@ Line batch_fit(const Bench& b, io_uring* ring, bool async) {
 }
 
 // A file on a disk-backed filesystem whose fsync blocks the io-wq worker that runs it (it waits for
-// the writeback); unlinked at once, so nothing is left behind. -1 and `why` if none can be made.
-int fsync_file(std::string& why) {
-  const auto dir = std::filesystem::temp_directory_path();
-  std::string path = (dir / "uringsim-calibrate-fsync-XXXXXX").string();
+// the writeback), in `dir`; unlinked at once, so nothing is left behind. -1 and `why` if none can be
+// made.
+int fsync_file(const std::string& dir, std::string& why) {
+  std::string path = dir + "/uringsim-calibrate-fsync-XXXXXX";
   const int fd = ::mkstemp(path.data());
   if (fd < 0) {
-    why = fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno));
+    why = fmt::format("cannot create a file in {}: {}", dir, std::strerror(errno));
     return -1;
   }
   ::unlink(path.c_str());
@@ -126,16 +126,22 @@ bool queued_submit_ns(const Bench& b, io_uring* ring, int fd, unsigned n, double
   return held;
 }
 
+enum class QueuedMiss { NotHeld, TooLong };
+
 // T(n) = a + b n over the submit of n NOPs queued behind the held worker; each depth's median over
-// the samples in which the worker was held. None if fewer than half of a depth's samples were, or
-// if the samples ran past `deadline` (a slow disk's fsyncs).
-std::optional<Line> queued_fit(const Bench& b, io_uring* ring, int fd, double deadline, Measurements& m) {
+// the samples in which the worker was held. None, and `why`, if fewer than half of a depth's
+// samples were, or if the samples ran past `deadline` (a slow disk's fsyncs).
+std::optional<Line> queued_fit(const Bench& b, io_uring* ring, int fd, double deadline, Measurements& m,
+                               QueuedMiss& why) {
   std::vector<double> x, y;
   for (unsigned n : {1u, 2u, 4u, 8u, 16u, 32u}) {
     std::vector<double> t;
     constexpr int kReps = 15;
     for (int i = 0; i < kReps && !b.stopping(); ++i) {
-      if (now_ns() > deadline) return std::nullopt;
+      if (now_ns() > deadline) {
+        why = QueuedMiss::TooLong;
+        return std::nullopt;
+      }
       double ns = 0;
       if (queued_submit_ns(b, ring, fd, n, ns)) {
         t.push_back(ns);
@@ -144,11 +150,50 @@ std::optional<Line> queued_fit(const Bench& b, io_uring* ring, int fd, double de
         ++m.iowq_queued_dropped;
       }
     }
-    if (2 * t.size() < kReps) return std::nullopt;
+    if (2 * t.size() < kReps) {
+      why = QueuedMiss::NotHeld;
+      return std::nullopt;
+    }
     x.push_back(n);
     y.push_back(median(t));
   }
   return fit_line(x, y);
+}
+
+// The submitter's side of queueing, per round (m.iowq_queued_*), or why it was left out. A few
+// seconds at most a pass: this disk's fsyncs set the pace, not the kernel's queueing.
+void measure_queued(const Bench& b, io_uring* ring, Measurements& m) {
+  if (!m.iowq_queued_unavailable.empty()) return;  // an earlier pass found it unusable here
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const int fd = fsync_file(dir, m.iowq_queued_unavailable);
+  if (fd < 0) return;
+  const double budget_s = b.quick ? 3 : 10, deadline = now_ns() + budget_s * 1e9;
+  for (int r = 0; r < b.rounds(8) && !b.stopping(); ++r) {
+    QueuedMiss why = QueuedMiss::NotHeld;
+    const std::optional<Line> q = queued_fit(b, ring, fd, deadline, m, why);
+    if (!q) {
+      m.iowq_queued_unavailable =
+          why == QueuedMiss::TooLong
+              ? fmt::format("the fsyncs in {} holding the io-wq worker took over {:.0f} s for the samples",
+                            dir, budget_s)
+              : fmt::format(
+                    "the fsync in {} did not hold the io-wq worker while NOPs were queued ({} of {} "
+                    "samples had a CQE posted during the submit): a filesystem whose fsync does not "
+                    "wait?",
+                    dir, m.iowq_queued_dropped, m.iowq_queued_dropped + m.iowq_queued_kept);
+      m.iowq_queued_a.clear();
+      m.iowq_queued_b.clear();
+      break;
+    }
+    m.iowq_queued_a.push_back(q->a);
+    m.iowq_queued_b.push_back(q->b);
+  }
+  ::close(fd);
+  if (m.iowq_queued_unavailable.empty() && !m.iowq_queued_b.empty())
+    b.say(fmt::format(
+        "  IOSQE_ASYNC NOPs queued behind a worker held in an fsync: submit {:.0f} + {:.1f} ns x n "
+        "({} samples kept, {} dropped)",
+        median(m.iowq_queued_a), median(m.iowq_queued_b), m.iowq_queued_kept, m.iowq_queued_dropped));
 }
 
 // In a new thread (a new io_uring task, hence a new io-wq with no worker yet): the first
@@ -199,38 +244,7 @@ void measure_iowq(const Bench& b, Measurements& m) {
                     "IOSQE_ASYNC {:.0f} + {:.1f} ns x n",
                     b.cpu_a, median(m.iowq_inline_a), median(m.iowq_inline_b), median(m.iowq_async_a),
                     median(m.iowq_async_b)));
-    const int fd = m.iowq_queued_unavailable.empty() ? fsync_file(m.iowq_queued_unavailable) : -1;
-    if (fd >= 0) {
-      // A few seconds at most per pass: this disk's fsyncs set the pace, not the kernel's queueing.
-      const double budget_s = b.quick ? 3 : 10, deadline = now_ns() + budget_s * 1e9;
-      for (int r = 0; r < b.rounds(8) && !b.stopping(); ++r) {
-        const std::optional<Line> q = queued_fit(b, ring.get(), fd, deadline, m);
-        if (!q) {
-          m.iowq_queued_unavailable =
-              now_ns() > deadline
-                  ? fmt::format(
-                        "the fsyncs in {} holding the io-wq worker took over {:.0f} s for the samples",
-                        std::filesystem::temp_directory_path().string(), budget_s)
-                  : fmt::format(
-                        "the fsync in {} did not hold the io-wq worker while NOPs were queued ({} of "
-                        "{} samples had a CQE posted during the submit): a filesystem whose fsync "
-                        "does not wait?",
-                        std::filesystem::temp_directory_path().string(), m.iowq_queued_dropped,
-                        m.iowq_queued_dropped + m.iowq_queued_kept);
-          m.iowq_queued_a.clear();
-          m.iowq_queued_b.clear();
-          break;
-        }
-        m.iowq_queued_a.push_back(q->a);
-        m.iowq_queued_b.push_back(q->b);
-      }
-      ::close(fd);
-      if (m.iowq_queued_unavailable.empty() && !m.iowq_queued_b.empty())
-        b.say(fmt::format(
-            "  IOSQE_ASYNC NOPs queued behind a worker held in an fsync: submit {:.0f} + {:.1f} ns x n "
-            "({} samples kept, {} dropped)",
-            median(m.iowq_queued_a), median(m.iowq_queued_b), m.iowq_queued_kept, m.iowq_queued_dropped));
-    }
+    measure_queued(b, ring.get(), m);
     for (int s = 0; s < b.rounds(100) && !b.stopping(); ++s) {
       m.worker_first_extra.push_back(first_worker_extra_ns(b, m.iowq_unavailable));
       if (!m.iowq_unavailable.empty()) return;
