@@ -14,13 +14,9 @@
 
 using namespace uringsim;
 using namespace uringsim::models;
+using uringsim::test::cycles_of;
 
 namespace {
-double cycles_of(const sim::Thread& t, const char* symbol) {
-  const sim::Label l = sim::intern(symbol);
-  return l < t.cycles_by_symbol().size() ? t.cycles_by_symbol()[l] : 0.0;
-}
-
 KernelConfig cq_kernel(int cq_entries) {
   KernelConfig k = test::test_kernel();
   k.cq_entries = cq_entries;

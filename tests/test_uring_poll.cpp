@@ -11,15 +11,11 @@
 
 using namespace uringsim;
 using namespace uringsim::models;
+using uringsim::test::cycles_of;
 using uringsim::test::SeenCqe;
 using uringsim::test::UringWorld;
 
 namespace {
-double cycles_of(const sim::Thread& t, const char* symbol) {
-  const sim::Label l = sim::intern(symbol);
-  return l < t.cycles_by_symbol().size() ? t.cycles_by_symbol()[l] : 0.0;
-}
-
 // One IOSQE_ASYNC recv (user_data 3) on an empty socket whose 64 bytes arrive at 10 us, on 3 CPUs
 // with 1 us wake-ups and tcp_recv 200: io-wq as it stands at 5 us, the CQEs, and the counters.
 struct ForcedAsyncRecv {

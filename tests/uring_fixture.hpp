@@ -102,6 +102,12 @@ class DiskFile final : public models::File {
   std::vector<Span> spans_;
 };
 
+// The cycles a thread spent under a profile symbol (its code path's label).
+inline double cycles_of(const sim::Thread& t, const char* symbol) {
+  const sim::Label l = sim::intern(symbol);
+  return l < t.cycles_by_symbol().size() ? t.cycles_by_symbol()[l] : 0.0;
+}
+
 // A CQE as the application read it, and when.
 struct SeenCqe {
   std::uint64_t user_data;

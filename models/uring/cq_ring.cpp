@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "models/uring/ring_internal.hpp"
 #include "models/uring/task.hpp"
@@ -54,8 +55,15 @@ void CqRing::flush_completions() {
 void CqRing::complete_post(Request& req) {
   if (tw_ && tw_->lockless_cq()) {  // io_req_complete_post: only the submitter posts (not lazy)
     Task& t = req.task ? *req.task : owner_;
+    // The task_work completes and frees the request (io_free_batch_list): its header goes then.
+    const bool hdr = std::exchange(req.net_hdr, false);
     tw_->add(
-        t, *ctx_, [this, &req] { complete_deferred(req); }, false);
+        t, *ctx_,
+        [this, &req, hdr] {
+          if (hdr) sim::current().charge(c_.net_msg_free, syms().kfree);
+          complete_deferred(req);
+        },
+        false);
     return;
   }
   completion_lock_.lock(syms().site_post);
@@ -70,8 +78,18 @@ void CqRing::iowq_release(Request& req) {
   if (!k_.iowq_free_via_tw || !tw_ || tw_->lockless_cq()) return;
   Task& t = req.task ? *req.task : owner_;
   // io_free_req: io_req_task_complete, CQE skipped; not a lazy add (it wakes a waiting submitter).
+  // The header's kfree is decided now: the request may be reused before this task_work runs.
+  const bool hdr = std::exchange(req.net_hdr, false);
   tw_->add(
-      t, *ctx_, [] {}, false);
+      t, *ctx_,
+      [this, hdr] {
+        if (hdr) sim::current().charge(c_.net_msg_free, syms().kfree);
+      },
+      false);
+}
+
+void CqRing::free_net_hdr(Request& req) {
+  if (std::exchange(req.net_hdr, false)) sim::current().charge(c_.net_msg_free, syms().kfree);
 }
 
 void CqRing::post(Request& req) {

@@ -54,6 +54,9 @@ class CqRing {
   // io_wq_free_work after an io-wq completion: the worker drops the last reference (6.x: the
   // request is freed by the submitter's task_work).
   void iowq_release(Request& req);
+  // The free of a request whose send/recv async header did not go back to the ring's cache (6.x):
+  // the header's kfree, charged to the current thread; the request's mark is taken off at once.
+  void free_net_hdr(Request& req);
   void flush_overflow();  // io_cqring_overflow_flush: back into the CQ, in order
   // io_req_post_cqe, uring_lock held: a CQE for a request that goes on (multishot), not a
   // completion. False if the CQ has no room for it (full, or CQEs waiting on the overflow list):

@@ -37,19 +37,19 @@ const std::vector<Era>& eras() {
   // DEFER_TASKRUN, multishot recv, hybrid IOPOLL, DIO write caller completion, SQ thread's
   // task_work cap, io-wq's request free by task_work, first free worker counts as woken, lockless
   // task_work list, epoll's sync wake-up, the idle CPU scan by utilization, base slice (us),
-  // a reschedule point between task_work items
+  // a reschedule point between task_work items, net ops' async header from the netmsg cache
   static const std::vector<Era> table = {
       {"5.15", A::Blocking, R::Inline, L::Global, false, true,  true,  false, false,
        false,  false,       false,     false,     false, false, false, false, 0,
-       false,  false,       false,     false,     false, 750,   false},
+       false,  false,       false,     false,     false, 750,   false, false},
       {"5.16", A::Hybrid, R::TaskWork, L::Global, false, true,  false, true,  false,
        false,  false,     false,       false,     false, false, false, false, 0,
-       false,  false,     false,       false,     false, 750,   false},
+       false,  false,     false,       false,     false, 750,   false, false},
       {"5.18", A::Hybrid, R::TaskWork, L::Split, false, true,  false, true,  false,
        false,  false,     false,       false,    false, false, false, false, 0,
-       false,  false,     false,       false,    false, 750,   false},
+       false,  false,     false,       false,    false, 750,   false, false},
       {"6.x", A::Hybrid, R::TaskWork, L::Workers, true, false, false, true, true, true, true, true, true,
-       true,  true,      true,        false,      32,   true,  true,  true, true, true, 700,  true},
+       true,  true,      true,        false,      32,   true,  true,  true, true, true, 700,  true, true},
   };
   return table;
 }
@@ -76,8 +76,9 @@ std::string eras_markdown() {
       "| a request io-wq completed is freed | an enqueue whose first free worker is awake "
       "| task_work list | a socket's data wakes an `epoll_wait` sleeper (`epoll_wake` auto) "
       "| a wake-up's scan for an idle CPU | base slice (`sysctl_sched_base_slice`, before scaling) "
-      "| task_work run reschedules "
+      "| task_work run reschedules | a send's or recv's async header "
       "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|--"
+      "-|--"
       "-|"
       "\n";
   for (const Era& e : eras()) {
@@ -100,6 +101,7 @@ std::string eras_markdown() {
           (e.sis_util ? "as far as utilization allows (`SIS_UTIL`)" : "always") + " | " +
           std::to_string(static_cast<int>(e.base_slice_us)) + " us | " +
           (e.tw_resched_per_item ? "between items, when `need_resched()`" : "not modelled (once per batch)") +
+          " | " + (e.net_msg_cache ? "at prep, from the netmsg cache or kmalloc; io-wq's kfree'd" : "none") +
           " |\n";
   }
   return md;

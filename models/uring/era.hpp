@@ -72,6 +72,12 @@ struct Era {
   // handle_tw_list()", also in stable 5.10+). Before it, tctx_task_work called cond_resched() once
   // per batch with uring_lock held, which the model does not have.
   bool tw_resched_per_item;
+  // A send or recv gets its struct io_async_msghdr at prep, from the ring's netmsg cache or, when
+  // that is empty, from kmalloc (6.10, commit 790b68b32a67 "io_uring/net: always setup an
+  // io_async_msghdr"). Its issue puts it back in the cache, but not from io-wq (IO_URING_F_UNLOCKED:
+  // io_netmsg_recycle cannot take the cache's lock), where it is kfree'd with the request. Before,
+  // a plain send or recv had no async header (docs/models/submission.md).
+  bool net_msg_cache;
 };
 
 const std::vector<Era>& eras();

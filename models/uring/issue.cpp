@@ -51,6 +51,7 @@ void IssuePaths::issue_inline(Request& req) {
     if (!multishot_.issue(req, path)) return;  // it ended at once (e.g. -ENOBUFS)
   } else if (issue_nonblock(req, kIssueNonblock | kIssueCompleteDefer, path)) {
     ++stats_.inline_completed;
+    recycle_net_hdr(req);
     cq_.complete_deferred(req);
     return;
   }
@@ -82,6 +83,20 @@ void IssuePaths::queue_async_work(Request& req) {
   to_stage(req, Stage::IoWqQueue);
   trace_step(req, 't', "punt to io-wq");
   wq_.enqueue(req);
+}
+
+void IssuePaths::prep_net_hdr(Request& req) {
+  if (!k_.net_msg_cache || req.multishot || (req.op != Op::Send && req.op != Op::Recv)) return;
+  if (!netmsg_.take()) sim::current().charge(c_.net_msg_alloc, syms().kmalloc);
+  req.net_hdr = true;
+}
+
+void IssuePaths::recycle_net_hdr(Request& req) {
+  if (!req.net_hdr) return;
+  if (netmsg_.put())
+    req.net_hdr = false;
+  else
+    cq_.free_net_hdr(req);  // the cache is full: freed with the request, in this context
 }
 
 IssuePaths::Apoll IssuePaths::arm_poll(Request& req) {
@@ -210,6 +225,7 @@ void IssuePaths::io_wq_cancel(Request& req) {
       owner_, ctx_,
       [this, &req] {
         req.result = kECanceled;
+        cq_.free_net_hdr(req);
         cq_.complete_deferred(req);
       },
       false);
@@ -223,6 +239,7 @@ void IssuePaths::fail_in_task(Request& req, int err) {
       [this, &req, err] {
         req.result = err;
         req.cqe_flags = 0;
+        cq_.free_net_hdr(req);
         cq_.complete_deferred(req);
       },
       false);

@@ -9,6 +9,7 @@
 #include "models/uring/iopoll.hpp"
 #include "models/uring/kernel_config.hpp"
 #include "models/uring/multishot.hpp"
+#include "models/uring/netmsg_cache.hpp"
 #include "models/uring/poll_reissue.hpp"
 #include "models/uring/request.hpp"
 #include "models/uring/uring_stats.hpp"
@@ -40,6 +41,8 @@ class IssuePaths {
   // NONBLOCK | COMPLETE_DEFER, uring_lock held; on -EAGAIN, poll (pollable files) or io-wq.
   void issue_inline(Request& req);
   void queue_async_work(Request& req);  // io_queue_async_work: the punt
+  // A send's or recv's prep (6.x): its async header from the ring's cache, or kmalloc'd.
+  void prep_net_hdr(Request& req);
 
   // --- poll wake-ups and their re-issue ---
   void poll_wake(Request& req);  // a file's wake callback (waker's context)
@@ -68,6 +71,9 @@ class IssuePaths {
   enum class Apoll { Ok, Ready, Aborted };
   Apoll arm_poll(Request& req);
   void poll_task_func(Request& req);
+  // An issue under uring_lock that completed: its header goes back to the cache (or is freed if
+  // the cache is full).
+  void recycle_net_hdr(Request& req);
   // io_req_task_queue_fail from an io-wq worker: the failure is posted from the owner's task_work.
   void fail_in_task(Request& req, int err);
 
@@ -82,6 +88,7 @@ class IssuePaths {
   UringStats& stats_;
   std::unique_ptr<PollReissue> reissue_;
   MultishotRecv multishot_;
+  NetMsgCache netmsg_;
   bool owner_in_tw_ = false;
 };
 

@@ -32,6 +32,7 @@ KernelConfig KernelConfig::for_era(std::string_view era_name) {
   k.iowq_wake_first_free = e.iowq_wake_first_free;
   k.tw_lockless = e.tw_lockless;
   k.tw_resched_per_item = e.tw_resched_per_item;
+  k.net_msg_cache = e.net_msg_cache;
   k.epoll_wake_sync = e.epoll_wake_sync;
   k.tw_on_enter = e.tw_on_enter;
   k.poll_once = e.poll_once;
@@ -115,6 +116,8 @@ UringCosts UringCosts::from(const config::CostTable& t) {
   c.pi_lock = t.get("spin_lock_fast_cycles");
   c.iowq_work_overhead = t.get("iowq_work_overhead_cycles");
   c.worker_create = t.get("worker_create_cycles");
+  c.net_msg_alloc = t.get("net_msg_alloc_cycles");
+  c.net_msg_free = t.get("net_msg_free_cycles");
   c.app_cqe = t.get("app_cqe_cycles");
   c.app_sqe_prep = t.get("app_sqe_prep_cycles");
   c.app_batch = t.get("app_batch_cycles");

@@ -34,6 +34,7 @@ struct KernelConfig {
   bool iowq_wake_first_free = false;  // the era's
   bool tw_lockless = false;           // the era's: the task_work list is an llist, no tctx->task_lock
   bool tw_resched_per_item = false;   // the era's: handle_tw_list's need_resched() check per item
+  bool net_msg_cache = false;         // the era's: a send's or recv's async header from the netmsg cache
   bool epoll_wake_sync = false;       // kernel.epoll_wake: ep_poll_callback wakes with WF_SYNC
   bool tw_on_enter = false;           // io_uring_enter runs pending task_work on entry (until 6.1)
   bool poll_once = false;             // REQ_F_POLLED: a request is polled at most once, then punted (5.15)
@@ -72,6 +73,9 @@ struct UringCosts {
   sim::Cycles syscall, sqe_submit, file_lookup;
   sim::Cycles poll_arm, poll_wake, tw_add, tw_notify_ipi, tw_run, cqe_post;
   sim::Cycles iowq_prep, iowq_enqueue, iowq_get_work, iowq_worker_busy, iowq_work_overhead, worker_create;
+  // A send's or recv's async header when the ring's netmsg cache has none (kmalloc at prep), and its
+  // kfree when io-wq issued the request (freed with it, in the submitter's task_work).
+  sim::Cycles net_msg_alloc, net_msg_free;
   // Shared data lines written inside io-wq's locked sections, and what one line costs to fetch from
   // another core (spin_lock_migrate_cycles): paid when the lock's previous holder ran elsewhere.
   double iowq_list_lines, iowq_free_list_lines, iowq_count_lines;

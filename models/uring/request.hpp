@@ -37,6 +37,9 @@ struct Request final : IoRequest {
   std::uint32_t wq_hash = 0;
 
   bool polled = false;  // REQ_F_POLLED: async poll was armed once
+  // A send or recv holding a struct io_async_msghdr (6.x, models/uring/netmsg_cache.hpp) that has
+  // not gone back to the ring's cache: it is kfree'd when the request is freed.
+  bool net_hdr = false;
 
   // Multishot receive (IORING_RECV_MULTISHOT with IOSQE_BUFFER_SELECT, docs/models/multishot.md).
   bool multishot = false;       // REQ_F_APOLL_MULTISHOT: one CQE per arrival until it ends

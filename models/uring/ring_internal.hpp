@@ -15,7 +15,8 @@ struct Syms {
   sim::Label enter = sim::intern("io_uring_enter"), submit = sim::intern("io_submit_sqes"),
              fget = sim::intern("fget"), arm = sim::intern("io_arm_poll_handler"),
              wake = sim::intern("io_async_wake"), prep = sim::intern("io_prep_async_work"),
-             post = sim::intern("io_fill_cqe"), app = sim::intern("[app] event loop");
+             post = sim::intern("io_fill_cqe"), app = sim::intern("[app] event loop"),
+             kmalloc = sim::intern("__kmalloc_noprof"), kfree = sim::intern("kfree");
   sim::Label site_enter = sim::intern("io_uring_enter"),
              site_flush = sim::intern("io_submit_flush_completions"),
              site_post = sim::intern("io_req_complete_post"), site_tw = sim::intern("tctx_task_work"),

@@ -31,6 +31,7 @@ int Submitter::submit_sqes(int nr, Task& submitter, const std::function<Request*
     if (need_plug && !plug.started() && (req.op == Op::Read || req.op == Op::Write)) plug.start();
     self.charge(c_.sqe_submit, syms().submit);
     if (!req.fixed_file) self.charge(c_.file_lookup, syms().fget);
+    issue_.prep_net_hdr(req);
     req.task = &submitter;
     ++stats_.sqes_submitted;
     to_stage(req, Stage::Issue);
