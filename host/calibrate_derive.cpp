@@ -34,6 +34,9 @@ const std::map<std::string, std::string>& never_measured() {
       {"irq_handle_cycles", "needs an NVMe device's interrupts; the calibration touches no storage"},
       {"iopoll_pass_cycles", "needs a polled NVMe queue; the calibration touches no storage"},
       {"sq_loop_pass_cycles", "the SQPOLL thread's loop; no benchmark here isolates it"},
+      {"net_msg_free_cycles",
+       "the kfree of a send's async header happens in the submitter's task_work, with the request's "
+       "free; no benchmark here times that part alone"},
   };
   return reasons;
 }
@@ -652,12 +655,31 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                           m.iowq_queued_kept, m.iowq_queued_dropped, bq, e.cyc(bq), submit,
                           kIowqQueuedSpinSections, kIowqQueuedSpinSections * sp, queue),
               scaled(m.iowq_queued_b, G));
+      // A send queued the same way also allocates its async header: io-wq never gives it back to
+      // the ring's cache, so each send's prep misses it (as every IOSQE_ASYNC send or recv does).
+      if (!m.iowq_queued_send_b.empty()) {
+        const double bs = median(m.iowq_queued_send_b);
+        const auto per_send = scaled(minus(m.iowq_queued_send_b, m.iowq_queued_b), G);
+        e.put("net_msg_alloc_cycles", median(per_send),
+              fmt::format("IOSQE_ASYNC sends of 1 byte on a loopback TCP connection, queued the same way "
+                          "in the same rounds (alternating with the NOPs): b = {:.1f} ns per send, "
+                          "against {:.1f} ns per NOP; the difference per round, median {:.0f} cycles, is "
+                          "a send's prep whose async header is not in the ring's cache (io-wq, which "
+                          "runs the sends, does not put it back): io_msg_alloc_async's kmalloc, the "
+                          "header's setup and the buffer's import",
+                          bs, bq, median(per_send)),
+              per_send);
+      } else {
+        e.keep("net_msg_alloc_cycles", why_not("no queued sends were measured"));
+      }
       e.share({"iowq_get_work_cycles", "iowq_work_overhead_cycles"}, item - queued,
               fmt::format("{}, less the submitter's queueing measured apart (iowq_prep_cycles + "
                           "iowq_enqueue_cycles, {:.0f}): the worker's part, {:.0f} cycles",
                           batches, queued, item - queued),
               per_item);
     } else {
+      e.keep("net_msg_alloc_cycles", why_not(m.iowq_queued_unavailable.empty() ? "the queued part did not run"
+                                                                               : m.iowq_queued_unavailable));
       e.share(
           {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"},
           item,
@@ -680,8 +702,8 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
                       "switches cost more than the NOP's",
                       aw - ai, aw, ai, handoffs));
   } else {
-    for (const char* key :
-         {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles", "iowq_work_overhead_cycles"})
+    for (const char* key : {"iowq_prep_cycles", "iowq_enqueue_cycles", "iowq_get_work_cycles",
+                            "iowq_work_overhead_cycles", "net_msg_alloc_cycles"})
       e.keep(key, why_not(m.iowq_unavailable));
   }
 

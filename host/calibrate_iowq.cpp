@@ -1,10 +1,11 @@
 // io-wq: NOP batches inline and through one io-wq worker (IOSQE_ASYNC), submitter and worker on
 // one CPU, each fitted as T(n) = a + b n: the slopes differ by the per-item io-wq work, the
 // wake-ups and switches stay in a. The submitter's share of that work alone: NOPs queued while the
-// worker is held in an fsync. And the first IOSQE_ASYNC request of a fresh task, which has to
-// create its worker.
+// worker is held in an fsync, and the same with sends, whose prep allocates an async header. And
+// the first IOSQE_ASYNC request of a fresh task, which has to create its worker.
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -90,23 +91,71 @@ int fsync_file(const std::string& dir, std::string& why) {
   return fd;
 }
 
-// One sample: an IOSQE_ASYNC fsync of freshly written data takes the ring's one bound worker
-// (blocked until the writeback ends); then n IOSQE_ASYNC NOPs are submitted (not waited for) and
-// the submit alone is timed. They queue behind the fsync: no free worker to wake, none may be
-// created. false if a CQE was already posted when the submit returned (the worker was not held).
-bool queued_submit_ns(const Bench& b, io_uring* ring, int fd, unsigned n, double& ns) {
+// The sends' side: a loopback TCP connection to send 1 byte at a time on (its peer emptied after
+// each sample), and two pipes for a splice that holds the unbound account's one worker. Sockets
+// are unbound work (unbound_nonreg_file), so the fsync, which holds the bound worker, does not hold
+// them up; a splice from an empty pipe blocks in its worker (no poll: splice is not pollin or
+// pollout) until a byte is written to that pipe.
+class SendQueue {
+ public:
+  SendQueue() {
+    if (::pipe(in_) != 0 || ::pipe(out_) != 0)
+      throw std::runtime_error(fmt::format("io-wq queueing: pipe: {}", std::strerror(errno)));
+    ::fcntl(out_[0], F_SETFL, O_NONBLOCK);
+  }
+  ~SendQueue() {
+    for (int fd : {in_[0], in_[1], out_[0], out_[1]})
+      if (fd >= 0) ::close(fd);
+  }
+  SendQueue(const SendQueue&) = delete;
+  SendQueue& operator=(const SendQueue&) = delete;
+  int send_fd() const { return pair_.client(); }
+  void hold(io_uring_sqe* sqe) const { io_uring_prep_splice(sqe, in_[0], -1, out_[1], -1, 1, 0); }
+  void release(const Bench& b) const {
+    if (::write(in_[1], "x", 1) != 1)
+      b.fail(fmt::format("io-wq queueing: pipe write: {}", std::strerror(errno)));
+  }
+  void drain() const {
+    char buf[64];
+    while (::recv(pair_.server(), buf, sizeof buf, MSG_DONTWAIT) > 0) {
+    }
+    while (::read(out_[0], buf, sizeof buf) > 0) {
+    }
+  }
+
+ private:
+  LoopbackPair pair_;
+  int in_[2] = {-1, -1}, out_[2] = {-1, -1};
+};
+
+// One sample: an IOSQE_ASYNC request takes the worker of the account the queued work goes to and
+// blocks there (NOPs: an fsync of freshly written data, until the writeback ends, in the bound
+// account; sends: the splice above, in the unbound one); then n IOSQE_ASYNC NOPs (or sends) are
+// submitted (not waited for) and the submit alone is timed. They queue behind it: no free worker to
+// wake, none may be created. false if a CQE was already posted when the submit returned (the
+// worker was not held).
+bool queued_submit_ns(const Bench& b, io_uring* ring, int fd, const SendQueue* sends, unsigned n,
+                      double& ns) {
+  static const char byte = 'x';
   static char data[1 << 20];  // enough writeback to outlast the submit by far
-  if (::pwrite(fd, data, sizeof data, 0) != static_cast<ssize_t>(sizeof data))
-    b.fail(fmt::format("io-wq queueing: pwrite: {}", std::strerror(errno)));
   io_uring_sqe* sqe = io_uring_get_sqe(ring);
-  io_uring_prep_fsync(sqe, fd, 0);
+  if (sends) {
+    sends->hold(sqe);
+  } else {
+    if (::pwrite(fd, data, sizeof data, 0) != static_cast<ssize_t>(sizeof data))
+      b.fail(fmt::format("io-wq queueing: pwrite: {}", std::strerror(errno)));
+    io_uring_prep_fsync(sqe, fd, 0);
+  }
   sqe->flags |= IOSQE_ASYNC;
   sqe->user_data = 1;
-  if (io_uring_submit(ring) != 1) b.fail("io-wq queueing: the fsync was not submitted");
-  ::usleep(100);  // the CPU is idle while this thread sleeps: the worker takes the fsync and blocks
+  if (io_uring_submit(ring) != 1) b.fail("io-wq queueing: the holding request was not submitted");
+  ::usleep(100);  // the CPU is idle while this thread sleeps: the worker takes the request and blocks
   for (unsigned i = 0; i < n; ++i) {
     sqe = io_uring_get_sqe(ring);
-    io_uring_prep_nop(sqe);
+    if (sends)
+      io_uring_prep_send(sqe, sends->send_fd(), &byte, 1, MSG_NOSIGNAL);
+    else
+      io_uring_prep_nop(sqe);
     sqe->flags |= IOSQE_ASYNC;
     sqe->user_data = 0;
   }
@@ -115,6 +164,7 @@ bool queued_submit_ns(const Bench& b, io_uring* ring, int fd, unsigned n, double
   ns = now_ns() - t0 - b.clock_ns;
   if (rc != static_cast<int>(n)) b.fail(fmt::format("io-wq queueing: submitted {} of {}", rc, n));
   const bool held = io_uring_cq_ready(ring) == 0;
+  if (sends) sends->release(b);
   for (unsigned i = 0; i <= n; ++i) {
     io_uring_cqe* cqe = nullptr;
     __kernel_timespec ts{30, 0};  // an fsync of 1 MiB: seconds only on a broken disk
@@ -123,41 +173,48 @@ bool queued_submit_ns(const Bench& b, io_uring* ring, int fd, unsigned n, double
     if (cqe->res < 0) b.fail(fmt::format("io-wq queueing: a request failed: {}", std::strerror(-cqe->res)));
     io_uring_cqe_seen(ring, cqe);
   }
+  if (sends) sends->drain();
   return held;
 }
 
 enum class QueuedMiss { NotHeld, TooLong };
 
-// T(n) = a + b n over the submit of n NOPs queued behind the held worker; each depth's median over
-// the samples in which the worker was held. None, and `why`, if fewer than half of a depth's
-// samples were, or if the samples ran past `deadline` (a slow disk's fsyncs).
-std::optional<Line> queued_fit(const Bench& b, io_uring* ring, int fd, double deadline, Measurements& m,
-                               QueuedMiss& why) {
-  std::vector<double> x, y;
+// T(n) = a + b n over the submit of n NOPs and of n sends queued behind the held worker, the two
+// kinds alternating sample by sample; each depth's median over the samples in which the worker was
+// held. None, and `why`, if fewer than half of a depth's samples were, or if the samples ran past
+// `deadline` (a slow disk's fsyncs).
+struct QueuedLines {
+  Line nop, send;
+};
+std::optional<QueuedLines> queued_fit(const Bench& b, io_uring* ring, int fd, const SendQueue& sends,
+                                      double deadline, Measurements& m, QueuedMiss& why) {
+  std::vector<double> x, nop_y, send_y;
   for (unsigned n : {1u, 2u, 4u, 8u, 16u, 32u}) {
-    std::vector<double> t;
-    constexpr int kReps = 15;
-    for (int i = 0; i < kReps && !b.stopping(); ++i) {
+    std::vector<double> t[2];
+    constexpr int kReps = 11;
+    for (int i = 0; i < 2 * kReps && !b.stopping(); ++i) {
       if (now_ns() > deadline) {
         why = QueuedMiss::TooLong;
         return std::nullopt;
       }
+      const int kind = i % 2;  // 0: NOPs, 1: sends
       double ns = 0;
-      if (queued_submit_ns(b, ring, fd, n, ns)) {
-        t.push_back(ns);
+      if (queued_submit_ns(b, ring, fd, kind == 0 ? nullptr : &sends, n, ns)) {
+        t[kind].push_back(ns);
         ++m.iowq_queued_kept;
       } else {
         ++m.iowq_queued_dropped;
       }
     }
-    if (2 * t.size() < kReps) {
+    if (2 * t[0].size() < kReps || 2 * t[1].size() < kReps) {
       why = QueuedMiss::NotHeld;
       return std::nullopt;
     }
     x.push_back(n);
-    y.push_back(median(t));
+    nop_y.push_back(median(t[0]));
+    send_y.push_back(median(t[1]));
   }
-  return fit_line(x, y);
+  return QueuedLines{fit_line(x, nop_y), fit_line(x, send_y)};
 }
 
 // The submitter's side of queueing, per round (m.iowq_queued_*), or why it was left out. A few
@@ -167,10 +224,11 @@ void measure_queued(const Bench& b, io_uring* ring, Measurements& m) {
   const std::string dir = std::filesystem::temp_directory_path().string();
   const int fd = fsync_file(dir, m.iowq_queued_unavailable);
   if (fd < 0) return;
+  const SendQueue sends;
   const double budget_s = b.quick ? 3 : 10, deadline = now_ns() + budget_s * 1e9;
   for (int r = 0; r < b.rounds(8) && !b.stopping(); ++r) {
     QueuedMiss why = QueuedMiss::NotHeld;
-    const std::optional<Line> q = queued_fit(b, ring, fd, deadline, m, why);
+    const std::optional<QueuedLines> q = queued_fit(b, ring, fd, sends, deadline, m, why);
     if (!q) {
       m.iowq_queued_unavailable =
           why == QueuedMiss::TooLong
@@ -183,17 +241,22 @@ void measure_queued(const Bench& b, io_uring* ring, Measurements& m) {
                     dir, m.iowq_queued_dropped, m.iowq_queued_dropped + m.iowq_queued_kept);
       m.iowq_queued_a.clear();
       m.iowq_queued_b.clear();
+      m.iowq_queued_send_a.clear();
+      m.iowq_queued_send_b.clear();
       break;
     }
-    m.iowq_queued_a.push_back(q->a);
-    m.iowq_queued_b.push_back(q->b);
+    m.iowq_queued_a.push_back(q->nop.a);
+    m.iowq_queued_b.push_back(q->nop.b);
+    m.iowq_queued_send_a.push_back(q->send.a);
+    m.iowq_queued_send_b.push_back(q->send.b);
   }
   ::close(fd);
   if (m.iowq_queued_unavailable.empty() && !m.iowq_queued_b.empty())
     b.say(fmt::format(
-        "  IOSQE_ASYNC NOPs queued behind a worker held in an fsync: submit {:.0f} + {:.1f} ns x n "
-        "({} samples kept, {} dropped)",
-        median(m.iowq_queued_a), median(m.iowq_queued_b), m.iowq_queued_kept, m.iowq_queued_dropped));
+        "  IOSQE_ASYNC NOPs queued behind a worker held in an fsync: submit {:.0f} + {:.1f} ns x n, "
+        "sends {:.0f} + {:.1f} ns x n ({} samples kept, {} dropped)",
+        median(m.iowq_queued_a), median(m.iowq_queued_b), median(m.iowq_queued_send_a),
+        median(m.iowq_queued_send_b), m.iowq_queued_kept, m.iowq_queued_dropped));
 }
 
 // In a new thread (a new io_uring task, hence a new io-wq with no worker yet): the first

@@ -60,6 +60,10 @@ struct Measurements {
   // one bound worker while it is blocked in an fsync, fitted as a + b n; samples in which a CQE
   // was posted during the submit (the worker was not held) are dropped and counted.
   std::vector<double> iowq_queued_a, iowq_queued_b;
+  // The same with IOSQE_ASYNC sends of 1 byte on a loopback TCP connection, in the same rounds: a
+  // send's prep allocates its async header (io_msg_alloc_async), which io-wq never gives back to
+  // the ring's cache, so every one of them misses it.
+  std::vector<double> iowq_queued_send_a, iowq_queued_send_b;
   int iowq_queued_dropped = 0, iowq_queued_kept = 0;
   std::string iowq_queued_unavailable;     // why that part did not run or was not usable; "" = it was
   std::vector<double> worker_first_extra;  // per fresh thread: first IOSQE_ASYNC NOP minus a warm one

@@ -390,6 +390,39 @@ TEST_CASE(
           std::string::npos);
   }
   CHECK(sum == Approx(item));
+  bool kept = false;
+  for (const auto& [key, reason] : cn.defaults_kept)
+    if (key == "net_msg_alloc_cycles")
+      kept = reason.find("the fsync did not hold the worker") != std::string::npos;
+  CHECK(kept);
+}
+
+TEST_CASE("calibrate derive: a queued send's async header is what its slope has over a queued NOP's") {
+  const double G = 2.0;  // synthetic_machine()'s GHz
+  auto m = synthetic();
+  m.iowq_queued_a = {900, 1000, 1100};
+  m.iowq_queued_b = {58, 60, 62};
+  m.iowq_queued_send_a = {1200, 1300, 1400};
+  m.iowq_queued_send_b = {130, 140, 148};  // per round, 72, 80 and 86 ns over the NOPs
+  m.iowq_queued_kept = 540;
+  const auto c = host::calib::derive_calibration(m, synthetic_machine(), true);
+  const auto& alloc = c.costs.at("net_msg_alloc_cycles");
+  CHECK(alloc.value == Approx(80 * G));  // the median of the rounds' differences
+  CHECK(alloc.samples == 3);
+  CHECK(alloc.method.find("io_msg_alloc_async") != std::string::npos);
+  // The kfree has no benchmark of its own: the default stays, with the reason.
+  CHECK(c.costs.count("net_msg_free_cycles") == 0);
+  bool kept = false;
+  for (const auto& [key, reason] : c.defaults_kept)
+    if (key == "net_msg_free_cycles") kept = reason.find("task_work") != std::string::npos;
+  CHECK(kept);
+  // Without queued sends (a calibration before them), the entry keeps its default and says why.
+  auto nosend = m;
+  nosend.iowq_queued_send_a.clear();
+  nosend.iowq_queued_send_b.clear();
+  const auto cn = host::calib::derive_calibration(nosend, synthetic_machine(), true);
+  CHECK(cn.costs.count("net_msg_alloc_cycles") == 0);
+  CHECK(cn.costs.count("iowq_prep_cycles") == 1);
 }
 
 TEST_CASE("calibrate derive: the kick from both sides, and when its IPI lands within the sender's part") {
