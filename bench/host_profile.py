@@ -5,8 +5,14 @@ the command names without their numeric suffix (client-0 -> client, iou-wrk-2207
 the model names them. A sample whose leaf is an interrupt-enable (where a guest that cannot take
 the timer interrupt with interrupts off records it) is charged to the first caller that is not an
 interrupt-enable wrapper, marked "(irqs off)", with that function's caller. With --model it
-prints the model's profile (results.json `profile`) of each class too.
-Usage: bench/host_profile.py SAMPLES.txt HOST_RESULTS.json [--model RESULTS.json] [--top N]"""
+prints the model's profile (results.json `profile`) of each class too. With --per-request it
+also prints, per class, the CPU time per request in a few groups of functions (user space, system
+call entry and exit, the scheduler, slab allocations, file references, clock reads, io_uring's
+submission, its task_work and completions, wake-ups and interrupts, spinlocks, the network stack),
+host against model: the host's from the class's CPU (its results) times each group's share of the
+samples, over the window's requests; the model's from its profile's cycles.
+Usage: bench/host_profile.py SAMPLES.txt HOST_RESULTS.json [--model RESULTS.json] [--top N]
+       [--per-request]"""
 import argparse
 import collections
 import json
@@ -27,24 +33,90 @@ def classify(comm):
 
 
 def read_samples(path):
-    """Yields (comm, [leaf, caller, ...]) per sample."""
-    comm, frames = None, []
+    """Yields (comm, [leaf, caller, ...], leaf in the kernel) per sample."""
+    comm, frames, kernel = None, [], False
     with open(path, errors="replace") as f:
         for line in f:
             if not line.strip():
                 if comm is not None:
-                    yield comm, frames
+                    yield comm, frames, kernel
                 comm, frames = None, []
             elif not line[0].isspace():
                 if comm is not None:
-                    yield comm, frames
+                    yield comm, frames, kernel
                 comm, frames = line.split()[0], []
             else:
                 parts = line.split(None, 1)
                 if len(parts) == 2:
+                    if not frames:
+                        kernel = parts[0].startswith("ffffffff")
                     frames.append(parts[1].strip().split("+0x")[0])
     if comm is not None:
-        yield comm, frames
+        yield comm, frames, kernel
+
+
+# Groups of functions (host: the sample's function as where() names it; model: the profile's
+# symbol), first match wins; what matches none is "other".
+GROUPS = [
+    ("user space", r"^\[app\]"),
+    ("CPU stalled (model)", r"CPU stalled"),
+    ("scheduler", r"__schedule|^schedule|finish_task_switch|pick_next|first run after|sched_|update_curr"),
+    ("slab alloc/free", r"kmalloc|kfree|slab|kmem_cache|io_cache_alloc|put_cpu_partial"),
+    ("file refs", r"^fget|^fput|fdget"),
+    ("clock reads", r"ktime_get|pvclock|kvm_clock|read_tsc"),
+    ("syscall entry/exit", r"do_syscall_64|entry_SYSCALL|exit_to_user_mode|syscall_exit|x64_sys_call|"
+                           r"__do_sys_io_uring_enter|^io_uring_enter|rseq|__get_user|blkcg_maybe"),
+    ("io_uring submission", r"io_submit_sqes|io_prep|io_wq_enqueue|io_wqe_enqueue|io_acct_activate|"
+                            r"_prep$|mutex_|io_init_req|io_queue|io_issue_sqe$"),
+    ("task_work, completions", r"tctx_task_work|task_work|io_handle_tw_list|io_req_task_complete|"
+                               r"io_submit_flush_completions|llist_reverse|io_run_task_work|io_free|"
+                               r"io_fill_cqe|io_cqring_wait|prepare_to_wait|io_req_task_work_add|io_cq_"),
+    ("wake-ups, interrupts", r"try_to_wake_up|wake_up|sysvec|irqentry|ipi|reschedule"),
+    ("spinlocks", r"spin_lock|queued_spin"),
+    ("network stack", r"tcp|skb|sock|inet|^ip_|dev_queue|net_rx|bbr|_copy_|backlog|napi|softirq|"
+                      r"sk_|__check_object_size|__virt_addr_valid"),
+]
+
+
+# The model's local client charges its socket calls as "[client]_tcp_*": the network stack.
+def group_of(fn, user):
+    if user:
+        return "user space"
+    for name, rx in GROUPS:
+        if re.search(rx, fn):
+            return name
+    return "other"
+
+
+def per_request(host_groups, host_results, model_results):
+    """CPU µs per request by class and group, host against model."""
+    r = host_results
+    n = r["window"]["completions"]
+    cpu = r.get("cpu", {}).get("by_thread", {})
+    model = {}
+    if model_results:
+        m = model_results
+        ghz = m["scenario"]["machine"]["ghz"]
+        mn = m["window"]["completions"]
+        for e in m.get("profile", {}).get("entries", []):
+            g = group_of(e["symbol"], False)
+            model.setdefault(e["comm"], collections.Counter())[g] += e["cycles"] / ghz / 1e3 / mn
+    print("\nCPU per request by group of functions, us: host / model")
+    for key, pct in sorted(cpu.items()):
+        c = key[:-4]
+        total = sum(host_groups[c].values())
+        if not total:
+            continue
+        host_us = pct / 100 * r["window"]["seconds"] / n * 1e6
+        print(f"{c}: host {host_us:.2f} us per request" +
+              (f", model {sum(model.get(c, {}).values()):.2f}" if model_results else ""))
+        names = [g for g, _ in GROUPS] + ["other"]
+        for g in names:
+            h = host_us * host_groups[c][g] / total
+            mv = model.get(c, {}).get(g, 0.0)
+            if h < 0.005 and mv < 0.005:
+                continue
+            print(f"  {g:24s} {h:6.2f}" + (f" / {mv:6.2f}" if model_results else ""))
 
 
 def where(frames):
@@ -65,13 +137,17 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--model")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--per-request", action="store_true")
     a = ap.parse_args()
     for f in (a.samples, a.results, a.model):
         if f and not os.path.isfile(f):
             sys.exit(f"host_profile: no file {f}")
     by = collections.defaultdict(collections.Counter)
-    for comm, frames in read_samples(a.samples):
-        by[classify(comm)][where(frames)] += 1
+    groups = collections.defaultdict(collections.Counter)
+    for comm, frames, kernel in read_samples(a.samples):
+        fn = where(frames)
+        by[classify(comm)][fn] += 1
+        groups[classify(comm)][group_of(fn, not kernel)] += 1
     r = json.load(open(a.results))
     cpu = r.get("cpu", {}).get("by_thread", {})
     print(f"host run: {r['throughput']['ops_per_s']:.0f} round trips/s; CPU by class (its results): " +
@@ -102,6 +178,8 @@ def main():
             print(f"{c}, model: share of the class's cycles")
             for p, s in sorted(model[c], reverse=True)[:a.top]:
                 print(f"  {100 * p / t:5.1f} %  {s}")
+    if a.per_request:
+        per_request(groups, r, json.load(open(a.model)) if a.model else None)
 
 
 if __name__ == "__main__":

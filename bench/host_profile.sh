@@ -41,4 +41,4 @@ kill -INT "$perf_pid"
 wait "$perf_pid" || true
 perf_pid=
 perf script -i "$OUT/perf.data" -F comm,ip,sym 2>/dev/null >"$OUT/samples.txt"
-python3 bench/host_profile.py "$OUT/samples.txt" "$OUT/host/results.json" ${MODEL:+--model "$MODEL"}
+python3 bench/host_profile.py "$OUT/samples.txt" "$OUT/host/results.json" ${MODEL:+--model "$MODEL"} --per-request
