@@ -143,6 +143,7 @@ nlohmann::json Calibration::to_json() const {
                   {"halt_poll_ns", opt(machine.halt_poll_ns)},
                   {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
   if (machine.speed_ns_per_add) j["machine"]["speed_ns_per_add"] = *machine.speed_ns_per_add;
+  if (machine.syscall_ns) j["machine"]["syscall_ns"] = *machine.syscall_ns;
   if (machine.stall_lengths) {
     j["machine"]["stall_lengths"] = nlohmann::json::array();
     for (const auto& [ns, per_s] : *machine.stall_lengths)
@@ -213,7 +214,8 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   const ojson& m = file.at("machine");
   r.fields(m, "/machine",
            {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
-           {"preempt", "speed_ns_per_add", "idle_exit_curve", "stall_every_ns", "stall_ns", "stall_lengths"});
+           {"preempt", "speed_ns_per_add", "syscall_ns", "idle_exit_curve", "stall_every_ns", "stall_ns",
+            "stall_lengths"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -226,6 +228,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   c.machine.halt_poll_ns = r.optional_number(m, "/machine", "halt_poll_ns");
   if (m.contains("speed_ns_per_add"))
     c.machine.speed_ns_per_add = r.optional_number(m, "/machine", "speed_ns_per_add");
+  if (m.contains("syscall_ns")) c.machine.syscall_ns = r.optional_number(m, "/machine", "syscall_ns");
   if (m.contains("idle_exit_curve"))
     c.machine.idle_exit_curve = r.curve(m, "/machine", "idle_exit_curve", "idle_ns", "exit_ns");
   if (m.contains("stall_every_ns") != m.contains("stall_ns"))

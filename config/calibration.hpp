@@ -48,6 +48,9 @@ struct CalibrationMachine {
   // add, the median over the passes): what a twin compares its host runs' speed with. Not applied
   // to a scenario; nullopt in calibrations made before it was recorded.
   std::optional<double> speed_ns_per_add;
+  // A null system call (getppid), ns: calibrate's own reading, against which a twin's host runs'
+  // probes of the same (host/syscall_probe.hpp) are reported. Optional: files before it lack it.
+  std::optional<double> syscall_ns;
   // A busy CPU's stalls (host/stall_probe.hpp): their period and mean length, applied to
   // machine.stall_every_ns and stall_ns; nullopt in calibrations made before they were measured.
   std::optional<double> stall_every_ns, stall_ns;

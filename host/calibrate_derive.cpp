@@ -153,6 +153,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   if (machine.preempt == "none" || machine.preempt == "voluntary" || machine.preempt == "full")
     c.machine.preempt = machine.preempt;
   if (!m.speed_ns_per_add.empty()) c.machine.speed_ns_per_add = median(m.speed_ns_per_add);
+  if (!m.null_syscall.empty()) c.machine.syscall_ns = median(m.null_syscall);
   if (m.stalls.stalls() > 0) c.machine.stall_lengths = m.stalls.lengths();
   const double G = machine.ghz_nominal;
   Builder e(G, c);

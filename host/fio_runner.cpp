@@ -37,6 +37,7 @@
 #include "host/quiet.hpp"
 #include "host/ring_setup.hpp"
 #include "host/speed_probe.hpp"
+#include "host/syscall_probe.hpp"
 #include "host/wake_probe.hpp"
 #include "tools/app/scenario_to_fio.hpp"
 
@@ -527,6 +528,7 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   guard.throw_if_aborted();
   const SpeedProbe speed_before = probe_cpu_speed();
   const std::optional<WakeProbe> wake_before = probe_idle_wake(guard);
+  const SyscallProbe syscall_before = probe_syscall();
   guard.throw_if_aborted();
 
   const std::vector<std::string> argv = {fio_path, "--output-format=normal,json",
@@ -601,6 +603,7 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   info["quiet_wait"] = quiet.to_json();
   info["cpu_speed"] = {{"before", speed_before.to_json()}, {"after", probe_cpu_speed().to_json()}};
   info["idle_wake"] = {{"before", wake_probe_json(wake_before)}};
+  info["syscall"] = {{"before", syscall_before.to_json()}};
   info["ignored_fields"] = ignored;
   info["peak_rss_bytes"] = analysis::peak_rss_bytes();
   std::string command;

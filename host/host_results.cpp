@@ -76,6 +76,7 @@ nlohmann::json host_run_info(const config::Scenario& s, const MachineInfo& m, co
   j["quiet_wait"] = run.quiet.to_json();
   j["cpu_speed"] = {{"before", run.speed_before.to_json()}, {"after", run.speed_after.to_json()}};
   j["idle_wake"] = {{"before", wake_probe_json(run.wake_before)}};
+  j["syscall"] = {{"before", run.syscall_before.to_json()}};
   j["ignored_fields"] = ignored;
   j["peak_rss_bytes"] = analysis::peak_rss_bytes();
   return j;

@@ -30,6 +30,7 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   guard.throw_if_aborted();
   r.speed_before = probe_cpu_speed();
   r.wake_before = probe_idle_wake(guard);
+  r.syscall_before = probe_syscall();
   guard.throw_if_aborted();
 
   WindowPlan plan;

@@ -15,6 +15,7 @@
 #include "host/quiet.hpp"
 #include "host/speed_probe.hpp"
 #include "host/startup.hpp"
+#include "host/syscall_probe.hpp"
 #include "host/wake_probe.hpp"
 #include "host/window.hpp"
 
@@ -30,6 +31,7 @@ struct FrameResult {
   // An idle CPU's wake-up just before (host/wake_probe.hpp); not after: by then the run's stop is
   // requested, which ends any bounded wait, the probe's too.
   std::optional<WakeProbe> wake_before;
+  SyscallProbe syscall_before;  // a system call's price just before (host/syscall_probe.hpp)
 };
 
 // The hard time limit of a run: the quiet wait, warm-up and window, plus this margin for setup and

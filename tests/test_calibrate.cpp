@@ -279,6 +279,12 @@ TEST_CASE("calibrate derive: every cost key is measured or kept with a reason, a
   // The CPU speed probe: the median over the passes, recorded but not a cost.
   REQUIRE(c.machine.speed_ns_per_add);
   CHECK(*c.machine.speed_ns_per_add == Approx(0.6));
+  // The null system call's median, recorded for the twin's probe of the same (not a cost).
+  REQUIRE(c.machine.syscall_ns);
+  CHECK(*c.machine.syscall_ns == Approx(100));
+  const auto back = config::parse_calibration_text(c.to_json().dump(), "back.json");
+  REQUIRE(back.machine.syscall_ns);
+  CHECK(*back.machine.syscall_ns == Approx(100));
   // The CPUs' stalls: each length bin's mean and rate over all the spinning, applied to the machine
   // in place of a period.
   CHECK(!c.machine.stall_every_ns);

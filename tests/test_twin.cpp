@@ -166,6 +166,7 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   json cal = json::parse(slurp(fs::path(URINGSIM_SOURCE_DIR) / "scenarios/machines/cpp-2vcpu-6.18.json"));
   cal["cpu_model"] = "a CPU this machine is not";
   cal["machine"]["speed_ns_per_add"] = 0.5;
+  cal["machine"]["syscall_ns"] = 400.0;
   std::ofstream(d / "other-cpu.json") << cal.dump();
   const auto other = run_cli("twin " + (d / "s.json").string() + " --grid workload.connections=10 --reps 1 " +
                              "--wait-quiet 0 --calibration " + (d / "other-cpu.json").string() + " --out " +
@@ -196,6 +197,14 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
     CHECK(other.output.find("twin: the host's wake-up of an idle CPU before its 1 runs") !=
           std::string::npos);
   }
+  // The system call probe, against the calibration's machine.syscall_ns (400 ns here).
+  const json sc = json::parse(slurp(d / "out" / "twin.json")).at("host_syscall");
+  REQUIRE(sc.is_object());
+  CHECK(sc["runs"] == 1);
+  const double call = sc["ns"]["median"].get<double>();
+  CHECK(call > 0);
+  CHECK(sc["vs_calibration"]["median"].get<double>() == Approx(call / 400.0));
+  CHECK(other.output.find("twin: the host's system call (getppid) before its 1 runs") != std::string::npos);
 
   // --max-slowdown: the host point waits for the CPU within that many times the calibration's
   // probe (0.5 ns per add here); it needs a calibration with a probe and time to wait.

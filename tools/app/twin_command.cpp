@@ -386,6 +386,7 @@ int cmd_twin(const TwinOptions& o) {
     std::set<std::string> host_cpus;          // the CPU models the host runs recorded
     std::vector<double> host_speeds;          // their CPU speed probes before each window, ns per add
     std::vector<double> host_wakes;           // their idle-wake probes before each window, ns one-way
+    std::vector<double> host_syscalls;        // their system call probes before each window, ns
     int speed_bounded = 0, speed_missed = 0;  // runs held to --max-slowdown, and those that ran slower
     for (const auto& row : host_sweep.at("points")) {
       const fs::path info = fs::path(host.out_dir) /
@@ -405,6 +406,8 @@ int cmd_twin(const TwinOptions& o) {
       }
       static const json::json_pointer wake("/idle_wake/before/one_way_ns");
       if (ri.contains(wake) && ri.at(wake).is_number()) host_wakes.push_back(ri.at(wake).get<double>());
+      static const json::json_pointer sys("/syscall/before/ns");
+      if (ri.contains(sys) && ri.at(sys).is_number()) host_syscalls.push_back(ri.at(sys).get<double>());
       if (ri.contains("ignored_fields"))
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
@@ -426,6 +429,8 @@ int cmd_twin(const TwinOptions& o) {
         {"host_idle_wake",
          probe_spread(host_wakes, calibration ? calibration->machine.wake_idle_ns : std::nullopt,
                       "one_way_ns")},
+        {"host_syscall",
+         probe_spread(host_syscalls, calibration ? calibration->machine.syscall_ns : std::nullopt, "ns")},
         {"rows", joined.at("rows")},
         {"summary", joined.at("summary")},
         {"orderings",
@@ -441,6 +446,7 @@ int cmd_twin(const TwinOptions& o) {
             "{:.2f}x the calibration's speed, and ran anyway\n",
             speed_missed, speed_bounded, o.max_slowdown);
       say_probe(out["host_idle_wake"], "one_way_ns", "the host's wake-up of an idle CPU", "ns one-way", 0);
+      say_probe(out["host_syscall"], "ns", "the host's system call (getppid)", "ns", 0);
     }
     analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
     analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
