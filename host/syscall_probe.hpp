@@ -1,10 +1,10 @@
 #pragma once
 // What a system call costs right now: getppid() timed in a loop, as calibrate's null system call
-// (machine.syscall_ns). On this project's guest a system call traps to the hypervisor, and what it
-// costs follows the host's load: a model run's most telling price (syscall_cycles builds on it)
-// drifted by up to 2x within an hour. The CPU speed probe (host/speed_probe.hpp) enters no kernel
-// and does not see it. Recorded before every host run, so that a twin can say how the system calls
-// of its host runs compared with the calibration's.
+// (machine.syscall_ns). On this project's PVM guest each system call goes through the hypervisor
+// (getppid ~1 us), so its price may follow the host's load, and the model is most sensitive to it
+// (syscall_cycles builds on it). The CPU speed probe (host/speed_probe.hpp) enters no kernel and
+// would not see it. Recorded before every host run, so that a twin can say how the system calls of
+// its host runs compared with the calibration's.
 #include <nlohmann/json.hpp>
 
 namespace uringsim::host {
