@@ -48,7 +48,8 @@ Paid sends_one_at_a_time(const char* era, int n, bool force_async) {
   sim::PrimitiveCosts pc;
   pc.wakeup_latency_ns = 1000;
   UringWorld w(3, pc, kernel(era), header_costs());
-  Socket sock(0, SocketCosts{}, [](int, std::uint32_t) {});
+  const SocketCosts sc{};  // the socket keeps a reference to its costs
+  Socket sock(0, sc, [](int, std::uint32_t) {});
   std::vector<SeenCqe> seen;
   sim::Thread& app = w.spawn_app([&] {
     for (int i = 0; i < n; ++i) {
@@ -103,9 +104,10 @@ TEST_CASE("netmsg cache: the cache holds 128 headers, and an issue that finds it
   sim::PrimitiveCosts pc;
   pc.wakeup_latency_ns = 1000;
   UringWorld w(3, pc, kernel("6.x"), header_costs());
+  const SocketCosts sc{};  // the sockets keep a reference to their costs
   std::vector<std::unique_ptr<Socket>> socks;
   for (int c = 0; c < kConns; ++c)
-    socks.push_back(std::make_unique<Socket>(c, SocketCosts{}, [](int, std::uint32_t) {}));
+    socks.push_back(std::make_unique<Socket>(c, sc, [](int, std::uint32_t) {}));
   std::vector<SeenCqe> seen;
   double alloc_after_recvs = 0, free_after_recvs = 0;
   sim::Thread& app = w.spawn_app([&] {
