@@ -9,6 +9,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -52,8 +53,15 @@ inline std::string source_path(const std::string& rel) {
 // suites (a Release and a sanitizer build) running at once do not share it.
 inline std::filesystem::path test_dir(const std::string& name) {
   char tag[17];
-  std::snprintf(tag, sizeof tag, "%08zx", std::hash<std::string>{}(URINGSIM_EXE) & 0xffffffffu);
+  std::snprintf(tag, sizeof tag, "%08zx", std::hash<std::string>{}(URINGSIM_EXE)&0xffffffffu);
   return std::filesystem::temp_directory_path() / ("uringsim-test-" + std::string(tag) + "-" + name);
+}
+
+// The directories this test process made; tests/main.cpp removes them when every test passed
+// and keeps them, for a look, when one failed.
+inline std::vector<std::filesystem::path>& scratch_dirs() {
+  static std::vector<std::filesystem::path> dirs;
+  return dirs;
 }
 
 // A fresh, empty directory for one test's outputs.
@@ -61,6 +69,7 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
   auto d = test_dir(name);
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
+  scratch_dirs().push_back(d);
   return d;
 }
 
