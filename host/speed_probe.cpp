@@ -1,9 +1,9 @@
 #include "host/speed_probe.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <vector>
+
+#include "host/probe_runs.hpp"
 
 namespace uringsim::host {
 namespace {
@@ -32,10 +32,8 @@ nlohmann::json SpeedProbe::to_json() const {
 }
 
 SpeedProbe probe_cpu_speed() {
-  std::vector<double> v;
-  for (int k = 0; k < kRuns; ++k) v.push_back(one_run_ns_per_add());
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back(), kRuns};
+  const ProbeRuns r = repeat_probe(kRuns, one_run_ns_per_add);
+  return {r.median, r.min, r.max, r.runs};
 }
 
 }  // namespace uringsim::host

@@ -3,9 +3,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <vector>
+
+#include "host/probe_runs.hpp"
 
 namespace uringsim::host {
 namespace {
@@ -28,10 +28,8 @@ nlohmann::json SyscallProbe::to_json() const {
 }
 
 SyscallProbe probe_syscall() {
-  std::vector<double> v;
-  for (int k = 0; k < kRuns; ++k) v.push_back(one_run_ns_per_call());
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back(), kRuns};
+  const ProbeRuns r = repeat_probe(kRuns, one_run_ns_per_call);
+  return {r.median, r.min, r.max, r.runs};
 }
 
 }  // namespace uringsim::host
