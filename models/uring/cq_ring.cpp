@@ -206,7 +206,7 @@ void CqRing::spin(std::size_t min) {
   auto& self = sim::current();
   while (cq_.size() < min) {
     if (owner_.pending()) {  // TIF_NOTIFY_SIGNAL: into the kernel to run it, then back
-      owner_.run();
+      owner_.exit_to_user();
       continue;
     }
     spinner_ = &self;

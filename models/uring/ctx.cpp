@@ -72,7 +72,7 @@ int IoRingCtx::enter(std::vector<Request*>& sqes, int min_complete) {
     sqes.erase(sqes.begin(), sqes.begin() + n);
   }
   if (min_complete > 0) cq_.wait(min_complete);
-  owner_.run();  // task_work runs again on the way back to user space
+  owner_.exit_to_user();  // task_work runs again on the way back to user space
   return n;
 }
 
@@ -126,7 +126,7 @@ int IoRingCtx::enter_ring(int to_submit, int min_complete, unsigned flags) {
     else
       cq_.wait(min_complete);
   }
-  owner_.run();
+  owner_.exit_to_user();
   return ret;
 }
 

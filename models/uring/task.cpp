@@ -48,12 +48,22 @@ void Task::add(IoRingCtx* ctx, std::function<void()> fn, Notify notify) {
   self.charge(costs_.tw_add, sym_add());
   if (list_head_) list_head_->update(site);  // llist_add: a cmpxchg on the head
   if (task_lock_) task_lock_->lock(site);
-  const bool was_pending = !list_.empty();
+  // Only the add that finds no work pending calls task_work_add: llist_add's "was empty" (6.0+),
+  // or !tctx->task_running, which stays set while tctx_task_work's loop runs (up to 5.19).
+  const bool first = list_head_ ? list_.empty() : !running_;
+  running_ = true;
   list_.push_back({ctx, std::move(fn)});
   if (task_lock_) task_lock_->unlock();
-  if (was_pending || &self == thread_) return;  // already notified, or we run it ourselves
-  if (wake_if_sleeping()) return;               // both notify methods wake an interruptible sleep
-  if (notify == Notify::SignalNoIpi) return;    // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
+  if (!first) return;  // task_work already pending
+  if (!sqpoll_) {
+    // set_notify_signal: test_and_set of TIF_NOTIFY_SIGNAL. A task sleeping interruptibly never
+    // has it set in the kernel (signal_pending() keeps it from sleeping), so it is woken anyway.
+    if (notify_signal_ && !sleeping_on_) return;
+    notify_signal_ = true;
+  }
+  if (&self == thread_) return;               // kick_process of itself sends nothing
+  if (wake_if_sleeping()) return;             // both notify methods wake an interruptible sleep
+  if (notify == Notify::SignalNoIpi) return;  // it notices TIF_NOTIFY_SIGNAL at its next kernel entry
   if (!sqpoll_ && sim::kick_process(*thread_, costs_.tw_notify_ipi, sym_ipi()))
     ++ipis_;  // kicked into the kernel
   if (kick_) kick_();
@@ -78,11 +88,20 @@ void Task::take_list(std::deque<Item>& batch) {
 }
 
 void Task::run() {
+  notify_signal_ = false;  // clear_notify_signal, before the run
   while (!list_.empty()) {
     std::deque<Item> batch;
     take_list(batch);
     run_items(batch, batch.size());
   }
+  running_ = false;  // the loop found the list empty
+}
+
+void Task::exit_to_user() {
+  run();
+  // A notification during the run set the flag again with nothing left to run: the exit loop
+  // clears it once more (get_signal's clear_notify_signal) before user space.
+  notify_signal_ = false;
 }
 
 std::size_t Task::run_capped(std::size_t max) {
@@ -104,6 +123,7 @@ std::size_t Task::run_capped(std::size_t max) {
       batch.pop_back();
     }
   }
+  if (list_.empty()) running_ = false;
   return done;
 }
 

@@ -35,8 +35,12 @@ class Task {
   // Queue work for this task from any context. `ctx`, when set, is the ring whose uring_lock the
   // work runs under (tctx_task_work batches items per ring).
   void add(IoRingCtx* ctx, std::function<void()> fn, Notify notify = Notify::Signal);
-  // Run all pending work (only from this task's own thread).
+  // io_run_task_work, from this task's own thread: clear TIF_NOTIFY_SIGNAL, then run all pending
+  // work (task_work_run: until no new work came meanwhile).
   void run();
+  // The way back to user space (exit_to_user_mode_loop): runs the work and loops until
+  // TIF_NOTIFY_SIGNAL is clear, so a task in user space never has it set.
+  void exit_to_user();
   // Run at most `max` items (0: no cap), oldest first; what is left stays at the head of the list
   // and runs before newer work next time (io_sq_tw's retry list, 6.9+). Returns the items run.
   std::size_t run_capped(std::size_t max);
@@ -75,6 +79,14 @@ class Task {
   sim::WaitQueue* sleeping_on_ = nullptr;
   std::function<void()> kick_;
   bool sqpoll_ = false;
+  // TIF_NOTIFY_SIGNAL: set by the first notification, cleared only by run() and exit_to_user().
+  // While it is set, set_notify_signal neither wakes nor kicks: a task that run()'s loop keeps
+  // busy, or that is inside io_uring_enter past its io_run_task_work, gets one IPI, not one per
+  // list refill.
+  bool notify_signal_ = false;
+  // tctx->task_running (the task_lock era): set by the add that notifies, cleared only when
+  // tctx_task_work's loop finds the list empty; adds in between notify nobody.
+  bool running_ = false;
   bool resched_per_item_;  // KernelConfig::tw_resched_per_item
   std::uint64_t items_run_ = 0, runs_ = 0, ipis_ = 0;
 };
