@@ -53,7 +53,8 @@ inline std::string source_path(const std::string& rel) {
 // suites (a Release and a sanitizer build) running at once do not share it.
 inline std::filesystem::path test_dir(const std::string& name) {
   char tag[17];
-  std::snprintf(tag, sizeof tag, "%08zx", std::hash<std::string>{}(URINGSIM_EXE)&0xffffffffu);
+  const std::size_t h = std::hash<std::string>{}(URINGSIM_EXE);
+  std::snprintf(tag, sizeof tag, "%08zx", h & 0xffffffffu);
   return std::filesystem::temp_directory_path() / ("uringsim-test-" + std::string(tag) + "-" + name);
 }
 

@@ -1,6 +1,7 @@
 #include "models/uring/task.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "models/uring/ctx.hpp"
 #include "sim/sched.hpp"
@@ -50,8 +51,7 @@ void Task::add(IoRingCtx* ctx, std::function<void()> fn, Notify notify) {
   if (task_lock_) task_lock_->lock(site);
   // Only the add that finds no work pending calls task_work_add: llist_add's "was empty" (6.0+),
   // or !tctx->task_running, which stays set while tctx_task_work's loop runs (up to 5.19).
-  const bool first = list_head_ ? list_.empty() : !running_;
-  running_ = true;
+  const bool first = task_lock_ ? !std::exchange(running_, true) : list_.empty();
   list_.push_back({ctx, std::move(fn)});
   if (task_lock_) task_lock_->unlock();
   if (!first) return;  // task_work already pending

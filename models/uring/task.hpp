@@ -84,8 +84,9 @@ class Task {
   // busy, or that is inside io_uring_enter past its io_run_task_work, gets one IPI, not one per
   // list refill.
   bool notify_signal_ = false;
-  // tctx->task_running (the task_lock era): set by the add that notifies, cleared only when
-  // tctx_task_work's loop finds the list empty; adds in between notify nobody.
+  // tctx->task_running (the task_lock era only; 6.0+ asks the llist): set by the add that
+  // notifies, cleared only when tctx_task_work's loop finds the list empty; adds in between
+  // notify nobody.
   bool running_ = false;
   bool resched_per_item_;  // KernelConfig::tw_resched_per_item
   std::uint64_t items_run_ = 0, runs_ = 0, ipis_ = 0;
