@@ -69,12 +69,14 @@ for o in t.get("orderings", []):
         o["metric"], o["clear"], o["held"]))
 # The host's drift: each host run's throughput against its point's mean, and the probes taken
 # just before it (run_info.json): the CPU speed (cpu_speed, host/speed_probe.hpp), an idle CPU's
-# wake-up (idle_wake, host/wake_probe.hpp) and a system call (syscall, host/syscall_probe.hpp). A
+# wake-up (idle_wake, host/wake_probe.hpp), a system call (syscall, host/syscall_probe.hpp) and a
+# task_work kick's delivery (kick, host/kick_probe.hpp). A
 # strong correlation says the runs' spread is the machine's state, not the workload's noise.
 host_dir = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), t.get("host_dir", "host"))
 PROBES = [("cpu_speed", "ns_per_add", "host CPU speed probe", "ns per add", 3),
           ("idle_wake", "one_way_ns", "host idle-wake probe", "ns one-way", 0),
-          ("syscall", "ns", "host system call probe (getppid)", "ns", 0)]
+          ("syscall", "ns", "host system call probe (getppid)", "ns", 0),
+          ("kick", "delivery_ns", "host task_work kick probe", "ns delivery", 0)]
 by_point_runs = {}  # point -> [(run name, {probe: value}, ops)]
 for info_path in glob.glob(os.path.join(host_dir, "points", "*", "run_info.json")):
     info = json.load(open(info_path))

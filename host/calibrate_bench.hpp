@@ -139,6 +139,16 @@ double per_call_ns(int chunks, int chunk, Op op) {
 // thread asleep on b.cpu_b after b.cpu_b had nothing to do for idle_ns; host/wake_probe.hpp.
 std::vector<double> idle_wake_one_way(const Bench& b, int iters, double idle_ns);
 
+// One round of `iters` TWA_SIGNAL kicks (calibrate_kick.cpp): the calling thread (pinned to
+// b.cpu_a) sends to a socket whose poll a ring's task armed and spins on in user space on b.cpu_b.
+// Per kick: the send()'s time with the kick and without (ns), how long the task was away, and when
+// that began from the start of the send(). Empty with `unavailable` set if the kernel refuses the
+// ring; host/kick_probe.hpp.
+struct KickRound {
+  std::vector<double> send_kick, send_plain, away, onset;
+};
+KickRound kick_round(const Bench& b, int iters, std::string& unavailable);
+
 // One benchmark per file; each appends its figures to m.
 void measure_syscalls(const Bench& b, Measurements& m);
 void measure_locks(const Bench& b, Measurements& m);

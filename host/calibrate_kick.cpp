@@ -27,12 +27,9 @@ constexpr double kTimeoutNs = 1e9;
 // user space (not still on its way out of io_uring_enter) when the wake comes.
 constexpr double kSettleNs = 20e3;
 
-struct Round {
-  std::vector<double> send_kick, send_plain, away, onset;
-};
+}  // namespace
 
-// One round of `iters`: the sender (this thread, on cpu_a) and the ring's task on cpu_b.
-Round kick_round(const Bench& b, int iters, std::string& unavailable) {
+KickRound kick_round(const Bench& b, int iters, std::string& unavailable) {
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::int32_t> armed{0};    // the iteration whose poll the task armed
     alignas(64) std::atomic<std::int32_t> reaped{0};   // the iteration whose CQE it reaped
@@ -42,7 +39,7 @@ Round kick_round(const Bench& b, int iters, std::string& unavailable) {
     std::atomic<bool> quit{false}, failed{false};
   } s;
   LoopbackPair p;
-  Round r;
+  KickRound r;
   std::string task_error;
   {
     Joined task([&] {
@@ -153,8 +150,6 @@ Round kick_round(const Bench& b, int iters, std::string& unavailable) {
   return r;
 }
 
-}  // namespace
-
 void measure_kick(const Bench& b, Measurements& m) {
   if (b.cpu_b < 0) {
     m.kick_unavailable = "only one CPU is available to this process";
@@ -163,7 +158,7 @@ void measure_kick(const Bench& b, Measurements& m) {
   run_pinned(b, b.cpu_a, [&] {
     kick_round(b, 50, m.kick_unavailable);  // warm-up
     for (int round = 0; round < b.rounds(40) && !b.stopping() && m.kick_unavailable.empty(); ++round) {
-      const Round r = kick_round(b, 50, m.kick_unavailable);
+      const KickRound r = kick_round(b, 50, m.kick_unavailable);
       if (r.send_kick.empty()) break;
       m.kick_send.push_back(median(r.send_kick));
       m.kick_send_plain.push_back(median(r.send_plain));

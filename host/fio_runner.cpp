@@ -31,6 +31,7 @@
 #include "host/fio_report.hpp"
 #include "host/guard.hpp"
 #include "host/host_results.hpp"
+#include "host/kick_probe.hpp"
 #include "host/machine_info.hpp"
 #include "host/model_fields.hpp"
 #include "host/proc_stats.hpp"
@@ -529,6 +530,7 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   const SpeedProbe speed_before = probe_cpu_speed();
   const std::optional<WakeProbe> wake_before = probe_idle_wake(guard);
   const SyscallProbe syscall_before = probe_syscall();
+  const std::optional<KickProbe> kick_before = probe_kick(guard);
   guard.throw_if_aborted();
 
   const std::vector<std::string> argv = {fio_path, "--output-format=normal,json",
@@ -604,6 +606,7 @@ HostRun run_fio(const config::Scenario& s, const HostOptions& o) {
   info["cpu_speed"] = {{"before", speed_before.to_json()}, {"after", probe_cpu_speed().to_json()}};
   info["idle_wake"] = {{"before", wake_probe_json(wake_before)}};
   info["syscall"] = {{"before", syscall_before.to_json()}};
+  info["kick"] = {{"before", kick_probe_json(kick_before)}};
   info["ignored_fields"] = ignored;
   info["peak_rss_bytes"] = analysis::peak_rss_bytes();
   std::string command;

@@ -77,6 +77,7 @@ nlohmann::json host_run_info(const config::Scenario& s, const MachineInfo& m, co
   j["cpu_speed"] = {{"before", run.speed_before.to_json()}, {"after", run.speed_after.to_json()}};
   j["idle_wake"] = {{"before", wake_probe_json(run.wake_before)}};
   j["syscall"] = {{"before", run.syscall_before.to_json()}};
+  j["kick"] = {{"before", kick_probe_json(run.kick_before)}};
   j["ignored_fields"] = ignored;
   j["peak_rss_bytes"] = analysis::peak_rss_bytes();
   return j;

@@ -31,6 +31,7 @@ FrameResult run_frame(const config::Scenario& s, const HostOptions& o, RunGuard&
   r.speed_before = probe_cpu_speed();
   r.wake_before = probe_idle_wake(guard);
   r.syscall_before = probe_syscall();
+  r.kick_before = probe_kick(guard);
   guard.throw_if_aborted();
 
   WindowPlan plan;

@@ -12,6 +12,7 @@
 #include "config/scenario.hpp"
 #include "host/guard.hpp"
 #include "host/host_run.hpp"
+#include "host/kick_probe.hpp"
 #include "host/quiet.hpp"
 #include "host/speed_probe.hpp"
 #include "host/startup.hpp"
@@ -31,7 +32,8 @@ struct FrameResult {
   // An idle CPU's wake-up just before (host/wake_probe.hpp); not after: by then the run's stop is
   // requested, which ends any bounded wait, the probe's too.
   std::optional<WakeProbe> wake_before;
-  SyscallProbe syscall_before;  // a system call's price just before (host/syscall_probe.hpp)
+  SyscallProbe syscall_before;           // a system call's price just before (host/syscall_probe.hpp)
+  std::optional<KickProbe> kick_before;  // a task_work kick's delivery just before (host/kick_probe.hpp)
 };
 
 // The hard time limit of a run: the quiet wait, warm-up and window, plus this margin for setup and

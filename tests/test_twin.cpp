@@ -167,6 +167,8 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   cal["cpu_model"] = "a CPU this machine is not";
   cal["machine"]["speed_ns_per_add"] = 0.5;
   cal["machine"]["syscall_ns"] = 400.0;
+  cal["costs"]["ipi_delivery_ns"] = {{"value", 8000.0}, {"unit", "ns"},     {"method", "a test's"},
+                                     {"samples", 1},    {"median", 8000.0}, {"spread", ""}};
   std::ofstream(d / "other-cpu.json") << cal.dump();
   const auto other = run_cli("twin " + (d / "s.json").string() + " --grid workload.connections=10 --reps 1 " +
                              "--wait-quiet 0 --calibration " + (d / "other-cpu.json").string() + " --out " +
@@ -205,6 +207,16 @@ TEST_CASE("twin cli: a one-point echo grid on the real kernel and in the simulat
   CHECK(call > 0);
   CHECK(sc["vs_calibration"]["median"].get<double>() == Approx(call / 400.0));
   CHECK(other.output.find("twin: the host's system call (getppid) before its 1 runs") != std::string::npos);
+  // The task_work kick probe, against the calibration's costs.ipi_delivery_ns (8000 ns here); null
+  // with one CPU.
+  const json kp = json::parse(slurp(d / "out" / "twin.json")).at("host_kick");
+  if (!kp.is_null()) {
+    CHECK(kp["runs"] == 1);
+    const double delivery = kp["delivery_ns"]["median"].get<double>();
+    CHECK(kp["vs_calibration"]["median"].get<double>() == Approx(delivery / 8000.0));
+    CHECK(other.output.find("twin: the host's task_work kick delivery before its 1 runs") !=
+          std::string::npos);
+  }
 
   // --max-slowdown: the host point waits for the CPU within that many times the calibration's
   // probe (0.5 ns per add here); it needs a calibration with a probe and time to wait.

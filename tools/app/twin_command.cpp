@@ -276,6 +276,13 @@ json calibration_machine(const std::string& path, const config::Calibration& c,
 // down as an add chain does.
 // A probe taken before each host run (run_info.json), over the runs: its median and range under
 // `key`, and the same as multiples of the calibration's own reading where it has one.
+// A measured entry of the calibration's cost table; nullopt if it kept the default.
+std::optional<double> calibrated_cost(const config::Calibration& c, const std::string& key) {
+  const auto it = c.costs.find(key);
+  if (it == c.costs.end()) return std::nullopt;
+  return it->second.value;
+}
+
 json probe_spread(std::vector<double> v, const std::optional<double>& reference, const std::string& key) {
   if (v.empty()) return nullptr;
   std::sort(v.begin(), v.end());
@@ -387,6 +394,7 @@ int cmd_twin(const TwinOptions& o) {
     std::vector<double> host_speeds;          // their CPU speed probes before each window, ns per add
     std::vector<double> host_wakes;           // their idle-wake probes before each window, ns one-way
     std::vector<double> host_syscalls;        // their system call probes before each window, ns
+    std::vector<double> host_kicks;           // their task_work kick probes before each window, ns
     int speed_bounded = 0, speed_missed = 0;  // runs held to --max-slowdown, and those that ran slower
     for (const auto& row : host_sweep.at("points")) {
       const fs::path info = fs::path(host.out_dir) /
@@ -408,6 +416,8 @@ int cmd_twin(const TwinOptions& o) {
       if (ri.contains(wake) && ri.at(wake).is_number()) host_wakes.push_back(ri.at(wake).get<double>());
       static const json::json_pointer sys("/syscall/before/ns");
       if (ri.contains(sys) && ri.at(sys).is_number()) host_syscalls.push_back(ri.at(sys).get<double>());
+      static const json::json_pointer kick("/kick/before/delivery_ns");
+      if (ri.contains(kick) && ri.at(kick).is_number()) host_kicks.push_back(ri.at(kick).get<double>());
       if (ri.contains("ignored_fields"))
         for (const auto& f : ri["ignored_fields"])
           if (ignored.insert(f.dump()).second) ignored_list.push_back(f);
@@ -431,6 +441,10 @@ int cmd_twin(const TwinOptions& o) {
                       "one_way_ns")},
         {"host_syscall",
          probe_spread(host_syscalls, calibration ? calibration->machine.syscall_ns : std::nullopt, "ns")},
+        {"host_kick",
+         probe_spread(host_kicks,
+                      calibration ? calibrated_cost(*calibration, "ipi_delivery_ns") : std::nullopt,
+                      "delivery_ns")},
         {"rows", joined.at("rows")},
         {"summary", joined.at("summary")},
         {"orderings",
@@ -447,6 +461,7 @@ int cmd_twin(const TwinOptions& o) {
             speed_missed, speed_bounded, o.max_slowdown);
       say_probe(out["host_idle_wake"], "one_way_ns", "the host's wake-up of an idle CPU", "ns one-way", 0);
       say_probe(out["host_syscall"], "ns", "the host's system call (getppid)", "ns", 0);
+      say_probe(out["host_kick"], "delivery_ns", "the host's task_work kick delivery", "ns", 0);
     }
     analysis::write_file_atomic(o.out_dir + "/twin.json", analysis::dump_json(out));
     analysis::write_file_atomic(o.out_dir + "/twin.csv", twin::csv(joined, grid_paths));
