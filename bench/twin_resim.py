@@ -6,8 +6,12 @@ another calibration or --set reruns the host. This reruns only the model: every 
 TWIN_DIR/twin.json (rep r with the scenario's seed + r, as twin does) with `uringsim run` and the
 options given after `--`, and prints each point's host mean beside the new model mean, and the
 median and worst |error| of throughput and p50 latency, as bench/twin_table.py does for a twin.
-A figure, not a test. Usage:
-  bench/twin_resim.py TWIN_DIR OUT_DIR [--jobs N] -- RUN_OPTIONS...   (e.g. --calibration CAL --set k=v)
+With --kick-per-run, each model run also takes the task_work kick delivery that its host run's
+probe measured just before its window (run_info.kick.before.delivery_ns, host/kick_probe.hpp) as
+costs.ipi_delivery_ns, in place of the calibration's: the model at the machine's state of the
+moment, in that one micro-benchmark. A figure, not a test. Usage:
+  bench/twin_resim.py TWIN_DIR OUT_DIR [--jobs N] [--kick-per-run] -- RUN_OPTIONS...
+  (e.g. -- --calibration CAL --set k=v)
 """
 import argparse
 import concurrent.futures
@@ -29,6 +33,8 @@ def main():
     ap.add_argument("twin_dir")
     ap.add_argument("out_dir")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--kick-per-run", action="store_true",
+                    help="set costs.ipi_delivery_ns to each host run's kick probe")
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     with open(os.path.join(args.twin_dir, "twin.json")) as f:
         twin = json.load(f)
@@ -43,6 +49,14 @@ def main():
             out = os.path.join(args.out_dir, name, f"rep={rep}")
             cmd = [BIN, "run", scenario, "--variant", row["variant"], "--seed", str(base_seed + rep),
                    "--quiet", "--out", out] + [a for s in sets for a in ("--set", s)] + extra
+            if args.kick_per_run:
+                info_path = os.path.join(args.twin_dir, twin.get("host_dir", "host"), "points",
+                                         f"{name},rep={rep}", "run_info.json")
+                with open(info_path) as f:
+                    kick = (json.load(f).get("kick") or {}).get("before")
+                if not kick:
+                    raise SystemExit(f"twin_resim: {info_path} has no kick probe (run_info.kick.before)")
+                cmd += ["--set", f"costs.ipi_delivery_ns={max(0.0, kick['delivery_ns'])}"]
             runs.append((name, out, cmd))
 
     def run(item):
