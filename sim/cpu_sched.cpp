@@ -370,13 +370,15 @@ void CpuScheduler::update_clock(Rq& q, TimeNs now) {
 // rq_clock_skip_update, "we're going to schedule" at once). When the switch comes later (the
 // reschedule IPI's delivery, a section without preemption), the clock stays at its last update:
 // the preempted thread is not charged for the time since, and the picked thread is charged from
-// then (set_next_entity's exec_start). Only the kernel's accounting moves (what /proc shows, and
-// the twin's host side reads); the model's order of running, vruntime included, is unchanged.
+// then (set_next_entity's exec_start). The same clock drives update_curr's vruntime, so the
+// picked thread's vruntime takes that time too, and with it its lag (what /proc shows, and the
+// twin's host side reads, moves alike).
 void CpuScheduler::schedule_clock(Rq& q, TimeNs now) {
   const bool skip = q.clock_skip;
   q.clock_skip = false;
+  q.clock_skipped = skip;
   if (skip)
-    update_vruntime(q, now);
+    update_vruntime(q, q.clock);
   else
     account_curr(q, now);
 }
@@ -688,6 +690,7 @@ void CpuScheduler::block(Thread& t, TimeNs now, bool exits) {
     q.delayed.push_back(&t);
   }
   switch_next(cpu, &t, now);
+  q.clock_skipped = false;  // the CPU went idle: nobody took the skipped clock's time
 }
 
 bool CpuScheduler::yield(Thread& t, TimeNs now) {
@@ -701,7 +704,8 @@ bool CpuScheduler::yield(Thread& t, TimeNs now) {
     next = policy_->pick(q, &t);
   }
   if (next == &t || !next) {  // nobody else should run: keep going
-    t.sched().exec_start = now;
+    // With the clock update skipped, the time since it stays to be charged to the same thread.
+    if (!std::exchange(q.clock_skipped, false)) t.sched().exec_start = now;
     t.sched().acct_start = std::max(t.sched().acct_start, q.clock);
     return false;
   }
@@ -814,7 +818,8 @@ void CpuScheduler::ipi_pending(int cpu, TimeNs until) {
 
 void CpuScheduler::started_running(Thread& t, TimeNs now) {
   auto& se = t.sched();
-  se.exec_start = now;
+  se.exec_start = se.exec_start_from >= 0 ? std::min(se.exec_start_from, now) : now;
+  se.exec_start_from = -1;
   if (se.runnable_since >= 0) se.run_delay_ns += now - se.runnable_since;
   se.runnable_since = -1;
 }
@@ -865,6 +870,7 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
   q.curr = &next;
   next.sched().on_cpu = true;
   next.sched().acct_start = q.clock;  // set_next_entity: charged from the rq clock's last update
+  if (std::exchange(q.clock_skipped, false)) next.sched().exec_start_from = q.clock;
   policy_->set_next(q, next);
   const bool switched = prev != &next;
   if (switched) ++switches_;

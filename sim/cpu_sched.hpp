@@ -26,7 +26,10 @@ struct SchedEntity {
   double vruntime = 0;    // virtual runtime, ns scaled by 1024 / weight
   double deadline = 0;    // EEVDF virtual deadline
   double vlag = 0;        // EEVDF lag saved at dequeue, restored at the next enqueue
-  TimeNs exec_start = 0;  // when it last started running
+  TimeNs exec_start = 0;  // when it last started running, by its run queue's clock
+  // set_next_entity after a schedule() that skipped its clock update: exec_start is that stale
+  // clock, not the switch's date (-1: none pending).
+  TimeNs exec_start_from = -1;
   TimeNs slice_exec = 0;  // runtime since it was last picked (CFS tick preemption)
   bool protect = false;   // EEVDF RUN_TO_PARITY: picked, deadline not yet renewed
   bool on_cpu = false;    // the CPU's current thread (running or being switched in)
@@ -92,6 +95,7 @@ struct FairPolicy::Rq {
   double avg_vruntime = 0;       // EEVDF: last computed V (used when the queue is empty)
   TimeNs clock = 0;              // rq->clock_task at its last update (update_rq_clock)
   bool clock_skip = false;       // RQCF_REQ_SKIP: the next schedule() keeps the clock as it is
+  bool clock_skipped = false;    // the schedule() under way skipped it: its next starts from `clock`
 };
 
 // How a wake-up's preemption reaches the CPU it lands on: at once (from that CPU, by its timer,

@@ -1,7 +1,7 @@
 // A wake-up that preempts another CPU's thread, on hand-built cases with known answers: the
 // preemption waits for the reschedule IPI to land (ipi_delivery_ns), and the kernel's CPU
 // accounting (sum_exec_runtime, cpu.accounted_by_thread) charges the time between the wake-up
-// and the switch to the woken thread, since the switch skips its clock update
+// and the switch to the woken thread, since the switch skips its clock update, in vruntime too
 // (rq_clock_skip_update). 1 GHz machine (a cycle is a ns), CFS (a waking sleeper preempts at
 // once), every other cost zero.
 #include <catch2/catch.hpp>
@@ -22,6 +22,7 @@ struct Outcome {
   TimeNs woken_runs = -1;                  // when the woken thread got its CPU
   TimeNs runner_cpu = 0, runner_acct = 0;  // in the window: ran, and accounted by the kernel
   TimeNs woken_cpu = 0, woken_acct = 0;
+  double woken_vruntime_gain = -1;  // from when it got its CPU to its exit (CFS, nice 0: ns)
 };
 
 // CPU 0 runs `runner` (user-mode work, for ever); `woken`, pinned there, sleeps until a thread on CPU 1
@@ -43,6 +44,7 @@ Outcome run(TimeNs ipi_delivery_ns, bool remote) {
     else
       current().sleep_ns(1 * kMs);
     o.woken_runs = now_ns();
+    o.woken_vruntime_gain = -current().sched().vruntime;
     current().compute(100 * kUs, intern("work"));
   });
   // In 10 us pieces: a thread's CPU time is counted as its work is charged.
@@ -59,6 +61,7 @@ Outcome run(TimeNs ipi_delivery_ns, bool remote) {
   o.runner_acct = e.scheduler().accounted_ns(runner);
   o.woken_cpu = woken.window_cycles();
   o.woken_acct = e.scheduler().accounted_ns(woken);
+  o.woken_vruntime_gain += woken.sched().vruntime;  // its exit's update_curr
   return o;
 }
 
@@ -73,6 +76,9 @@ TEST_CASE(
   CHECK(o.runner_acct == Approx(1.38 * kMs));
   CHECK(o.woken_cpu == Approx(100 * kUs));
   CHECK(o.woken_acct == Approx(120 * kUs));
+  // The same clock drives update_curr's vruntime: the woken thread's grows by what it is
+  // accounted, the 20 us it waited included (set_next_entity's exec_start is the stale clock).
+  CHECK(o.woken_vruntime_gain == Approx(120 * kUs));
 }
 
 TEST_CASE("resched IPI: without an IPI delay the preemption is at once and the accounting exact") {
@@ -82,6 +88,7 @@ TEST_CASE("resched IPI: without an IPI delay the preemption is at once and the a
   CHECK(o.runner_cpu == Approx(o.runner_acct).margin(kPiece));
   CHECK(o.woken_acct == Approx(100 * kUs));
   CHECK(o.woken_cpu == Approx(o.woken_acct));
+  CHECK(o.woken_vruntime_gain == Approx(100 * kUs));
 }
 
 TEST_CASE("resched IPI: a thread woken by its own CPU's timer preempts at once, whatever the IPI delay") {
