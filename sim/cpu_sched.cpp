@@ -349,6 +349,9 @@ void CpuScheduler::update_vruntime(Rq& q, TimeNs now) {
   Thread* c = q.curr;
   if (!c) return;
   auto& se = c->sched();
+  // Picked but not yet running (an idle CPU's exit, or its switch not yet simulated): in the
+  // kernel it is not the CPU's current entity until its schedule() sets exec_start.
+  if (se.runnable_since >= 0) return;
   const TimeNs delta = now - se.exec_start;
   if (delta > 0) {
     policy_->update_curr(q, *c, delta);
