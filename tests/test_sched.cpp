@@ -969,3 +969,35 @@ TEST_CASE(
   CHECK(steps[0] < 9000);
   CHECK(std::max(steps[1], steps[2]) > 6000);
 }
+
+TEST_CASE(
+    "sched: a thread woken onto a halted CPU takes no vruntime before it runs, though its CPU is updated "
+    "meanwhile") {
+  // `a` sleeps on CPU 1 from 10 us; at 1 ms a thread on CPU 0 wakes it (CPU 1 halted: a 50 us idle
+  // exit), and 10 us later wakes `b` onto CPU 1 too, whose enqueue updates CPU 1's current thread.
+  // In the kernel the idle task is still current then: `a` is charged nothing for its sleep.
+  MachineSpec m = machine(2, SchedPolicy::Cfs);
+  m.sched.idle_exit_ns = 50e3;
+  m.sched.halt_poll_ns = 100e3;
+  Engine e(m, PrimitiveCosts{});
+  double before = -1, after = -1;
+  TimeNs a_runs = -1;
+  Thread& b = e.spawn("b", "app", 1, [&] { current().park(); });
+  Thread& a = e.spawn("a", "app", 1, [&] {
+    current().compute(10e3, intern("work"));
+    current().park();
+    a_runs = now_ns();
+    after = current().sched().vruntime;
+  });
+  e.spawn("waker", "app", 0, [&] {
+    current().sleep_ns(1 * kMs);
+    before = a.sched().vruntime;  // as its block left it
+    a.unpark();
+    current().sleep_ns(10e3);
+    b.unpark();
+  });
+  e.run_until_ns(10 * kMs);
+  REQUIRE(a_runs > 0);
+  CHECK(a_runs >= 1 * kMs + 50e3);  // after the idle exit, when b's enqueue had come
+  CHECK(after - before == Approx(0).margin(1));
+}
