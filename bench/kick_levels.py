@@ -26,9 +26,10 @@ def runs_of(path, match):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="+")
-    ap.add_argument("--split", type=float, default=9500)
-    ap.add_argument("--max-speed", type=float, default=0.45)
-    ap.add_argument("--match", action="append", default=[])
+    ap.add_argument("--split", type=float, default=9500, help="kick delivery, ns, dividing the runs (default 9500)")
+    ap.add_argument("--max-speed", type=float, default=0.45,
+                    help="CPU speed probe, ns per add, above which a run counts as slow (default 0.45)")
+    ap.add_argument("--match", action="append", default=[], help="keep a twin's runs whose name holds TEXT")
     a = ap.parse_args()
     rows = []
     for d in a.dirs:

@@ -6,15 +6,11 @@
 #include <vector>
 
 #include "host/calibrate_bench.hpp"
+#include "host/calibrate_fit.hpp"
 
 namespace uringsim::host {
 namespace {
 constexpr int kWarmup = 10, kSamples = 30;
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 }  // namespace
 
 nlohmann::json KickProbe::to_json() const {
@@ -51,7 +47,8 @@ std::optional<KickProbe> probe_kick(const RunGuard& guard) {
     extra.push_back(r.send_kick[i] - r.send_plain[i]);
   }
   const auto [lo, hi] = std::minmax_element(delivery.begin(), delivery.end());
-  return KickProbe{median_of(delivery), *lo, *hi, median_of(extra), static_cast<int>(delivery.size())};
+  return KickProbe{calib::median(delivery), *lo, *hi, calib::median(extra),
+                   static_cast<int>(delivery.size())};
 }
 
 }  // namespace uringsim::host
