@@ -130,3 +130,18 @@ TEST_CASE(
   // The step names stay on the timeline, as slices.
   for (const char* s : {"recv", "send", "punt to io-wq", "io-wq worker", "CQE"}) CHECK(steps.count(s));
 }
+
+TEST_CASE(
+    "trace: recording a timeline does not change the run - results.json is the same bytes as without it") {
+  // The timeline must show the run that results.json describes: nothing traced may act on the model
+  // (the gauge sampler once woke more often under --trace, which moved the hybrid seed's results).
+  const auto dir = fresh_dir("trace-same");
+  const std::string scen = source_path("scenarios/seeds/async-hybrid.json") +
+                           " --variant hybrid --quiet --set warmup_ms=50 --set duration_ms=30";
+  const auto plain = run_cli("run " + scen + " --out " + (dir / "plain").string());
+  const auto traced = run_cli("run " + scen + " --trace " + (dir / "t.json").string() +
+                              " --trace-window-ms 50:55 --out " + (dir / "traced").string());
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(traced.exit_code == 0);
+  CHECK(slurp(dir / "plain" / "results.json") == slurp(dir / "traced" / "results.json"));
+}
