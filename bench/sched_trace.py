@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Summarises an ftrace text trace of sched_switch / sched_waking / sched_wakeup / sched_migrate_task taken around one `uringsim host`
 echo run (bench/sched_trace.sh): per thread class, CPU time and slices, switches out per request
-(blocked, or preempted and by whom), who wakes whom and where the wakee lands, and what moved
-threads between CPUs (a waker's placement, or balancing run by an idle or a busy CPU).
+(blocked, or preempted and by whom), who wakes whom and where the wakee lands (also counted over
+the wake-ups made while another CPU sat idle with no wake-up sent to it, where upstream's idle
+scan would have taken that CPU), how long a thread runs on after waking one on another CPU, and
+what moved threads between CPUs (a waker's placement, or balancing run by an idle or a busy CPU).
 Usage: bench/sched_trace.py TRACE.txt RESULTS.json"""
 import collections
 import json
@@ -34,6 +36,10 @@ def main(trace, results):
     preempted_by = collections.Counter()
     wakes = collections.Counter()
     lands = collections.Counter()
+    idle_then = collections.Counter()  # (waker, wakee, where it landed): another CPU was idle at the wake
+    pending = set()    # idle CPUs a wake-up was sent to, not yet switched (idle_cpu(): ttwu_pending)
+    waker_slice = {}   # cpu -> date of the running thread's first wake-up of a thread on another CPU
+    tails = collections.defaultdict(lambda: ([], [], []))  # class -> (in to wake, wake to out, no wake)
     moves = collections.Counter()
     in_call = {}       # pid -> [syscall nr, entry date, switched-out date or None, time switched out]
     call_ns = collections.defaultdict(list)
@@ -85,7 +91,14 @@ def main(trace, results):
                 c, since = on_cpu[cpu]
                 run[c] += ts - since
                 slices[c].append((ts - since) * 1e6)
+                woke = waker_slice.pop(cpu, None)
+                if woke is None:
+                    tails[c][2].append((ts - since) * 1e6)
+                else:
+                    tails[c][0].append((woke - since) * 1e6)
+                    tails[c][1].append((ts - woke) * 1e6)
             on_cpu[cpu] = (nxt, ts)
+            pending.discard(cpu)
             if prev in ("client", "server", "worker"):
                 first = ts if first is None else first
                 last = ts
@@ -105,7 +118,13 @@ def main(trace, results):
             if wakee in ("client", "server", "worker") and waker != "idle":
                 wakes[(waker, wakee)] += 1
                 same = int(f["target_cpu"]) == cpu
-                lands[(waker, wakee, "waker's CPU" if same else "other CPU")] += 1
+                where = "waker's CPU" if same else "other CPU"
+                lands[(waker, wakee, where)] += 1
+                if any(c != cpu and k == "idle" and c not in pending for c, (k, _) in on_cpu.items()):
+                    idle_then[(waker, wakee, where)] += 1
+                pending.add(int(f["target_cpu"]))
+                if not same and cpu in on_cpu:
+                    waker_slice.setdefault(cpu, ts)
     if first is None:
         sys.exit("sched_trace: no echo thread in the trace")
     span = last - first
@@ -133,6 +152,23 @@ def main(trace, results):
     for (a, b), k in sorted(wakes.items()):
         mine, other = lands[(a, b, "waker's CPU")], lands[(a, b, "other CPU")]
         print(f"  {a:<8} -> {b:<8} {k / n:.3f}   {mine / n:.3f} / {other / n:.3f}")
+    # select_idle_sibling takes an idle CPU when there is one: a wake-up that stays on its
+    # waker's busy CPU while another is idle is a placement the idle scan did not make. A CPU that
+    # a wake-up was sent to is not idle until it switches (idle_cpu() checks ttwu_pending).
+    print("the same wake-ups made while another CPU was idle, none sent there "
+          "(on the waker's CPU / another):")
+    for (a, b), k in sorted(wakes.items()):
+        mine, other = idle_then[(a, b, "waker's CPU")], idle_then[(a, b, "other CPU")]
+        print(f"  {a:<8} -> {b:<8} {mine / n:.3f} / {other / n:.3f}")
+    # How long a waker runs on after waking a thread on another CPU: whether that CPU's next
+    # wake-up finds this one still busy decides where the next wakee lands.
+    print("slices (us, p50) that wake a thread on another CPU: per request, switch-in to that "
+          "wake-up, wake-up to switch-out; the other slices: per request, length")
+    for c in ("client", "server", "worker"):
+        a, b, none = (sorted(v) for v in tails[c])
+        if a or none:
+            mid = lambda v: f"{v[len(v) // 2]:.1f}" if v else "-"
+            print(f"  {c:<8} {len(a) / n:.3f} {mid(a):>6} {mid(b):>6}   {len(none) / n:.3f} {mid(none):>6}")
     if call_ns:
         print("client system calls, on the CPU (us): calls per request, p50, mean")
         for nr, v in sorted(call_ns.items(), key=lambda kv: -len(kv[1])):

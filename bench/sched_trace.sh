@@ -3,7 +3,8 @@
 # kernel's sched_switch / sched_waking / sched_wakeup tracepoints on (ftrace, through tracefs),
 # then bench/sched_trace.py prints, per thread class (client, server, io-wq worker), CPU time
 # and slice lengths, switches out per request (blocked or preempted, and by whom), who wakes whom,
-# and where the wakee lands (its waker's CPU or another). A figure, not a test: tracing costs each
+# and where the wakee lands (its waker's CPU or another; also while the other CPU was idle), how
+# long a waker runs on after a cross-CPU wake-up. A figure, not a test: tracing costs each
 # event about a microsecond, so the traced run is slower than an untraced one (the script prints
 # both the traced throughput and the trace's own estimate of requests).
 # Needs root and tracefs (mounted here if it is not, and unmounted after). Tracing is switched
