@@ -122,9 +122,9 @@ def main(trace, results):
                 lands[(waker, wakee, where)] += 1
                 if any(c != cpu and k == "idle" and c not in pending for c, (k, _) in on_cpu.items()):
                     idle_then[(waker, wakee, where)] += 1
-                pending.add(int(f["target_cpu"]))
                 if not same and cpu in on_cpu:
                     waker_slice.setdefault(cpu, ts)
+            pending.add(int(f["target_cpu"]))  # any task's wake-up, not only the echo threads'
     if first is None:
         sys.exit("sched_trace: no echo thread in the trace")
     span = last - first
@@ -164,10 +164,11 @@ def main(trace, results):
     # wake-up finds this one still busy decides where the next wakee lands.
     print("slices (us, p50) that wake a thread on another CPU: per request, switch-in to that "
           "wake-up, wake-up to switch-out; the other slices: per request, length")
+    def mid(v):
+        return f"{v[len(v) // 2]:.1f}" if v else "-"
     for c in ("client", "server", "worker"):
         a, b, none = (sorted(v) for v in tails[c])
         if a or none:
-            mid = lambda v: f"{v[len(v) // 2]:.1f}" if v else "-"
             print(f"  {c:<8} {len(a) / n:.3f} {mid(a):>6} {mid(b):>6}   {len(none) / n:.3f} {mid(none):>6}")
     if call_ns:
         print("client system calls, on the CPU (us): calls per request, p50, mean")
