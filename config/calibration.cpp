@@ -144,6 +144,7 @@ nlohmann::json Calibration::to_json() const {
                   {"preempt", machine.preempt ? nlohmann::json(*machine.preempt) : nlohmann::json(nullptr)}};
   if (machine.speed_ns_per_add) j["machine"]["speed_ns_per_add"] = *machine.speed_ns_per_add;
   if (machine.syscall_ns) j["machine"]["syscall_ns"] = *machine.syscall_ns;
+  if (machine.wake_pack_util) j["machine"]["wake_pack_util"] = *machine.wake_pack_util;
   if (machine.stall_lengths) {
     j["machine"]["stall_lengths"] = nlohmann::json::array();
     for (const auto& [ns, per_s] : *machine.stall_lengths)
@@ -215,7 +216,7 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   r.fields(m, "/machine",
            {"cores", "ghz", "ghz_source", "wake_idle_ns", "wake_busy_ns", "idle_exit_ns", "halt_poll_ns"},
            {"preempt", "speed_ns_per_add", "syscall_ns", "idle_exit_curve", "stall_every_ns", "stall_ns",
-            "stall_lengths"});
+            "stall_lengths", "wake_pack_util"});
   const ojson& cores = m.at("cores");
   if (!cores.is_number_integer() || cores.get<std::int64_t>() < 1 || cores.get<std::int64_t>() > 4096)
     r.fail("/machine/cores", "expected an integer from 1 to 4096, got " + show_value(cores));
@@ -229,6 +230,12 @@ Calibration parse_calibration_text(std::string_view text, const std::string& sou
   if (m.contains("speed_ns_per_add"))
     c.machine.speed_ns_per_add = r.optional_number(m, "/machine", "speed_ns_per_add");
   if (m.contains("syscall_ns")) c.machine.syscall_ns = r.optional_number(m, "/machine", "syscall_ns");
+  if (m.contains("wake_pack_util")) {
+    c.machine.wake_pack_util = r.number(m, "/machine", "wake_pack_util", 0, false);
+    if (*c.machine.wake_pack_util > 1)
+      r.fail("/machine/wake_pack_util",
+             fmt::format("expected a fraction of one CPU from 0 to 1, got {}", *c.machine.wake_pack_util));
+  }
   if (m.contains("idle_exit_curve"))
     c.machine.idle_exit_curve = r.curve(m, "/machine", "idle_exit_curve", "idle_ns", "exit_ns");
   if (m.contains("stall_every_ns") != m.contains("stall_ns"))

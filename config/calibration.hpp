@@ -41,6 +41,11 @@ struct CalibrationMachine {
   // The same wake-ups as a curve of (idle ns, extra ns) points, applied to machine.idle_exit_curve
   // in place of the two above; nullopt in calibrations made before it was recorded.
   std::optional<std::vector<std::pair<double, double>>> idle_exit_curve;
+  // Wake-up packing (host/calibrate_pack.cpp): the waker's busy share of its CPU below which a
+  // wakee still lands on the waker's CPU, the other CPU idle; 0 when no wake-up is kept there
+  // (upstream placement). Applied to machine.wake_pack_util; nullopt: not measured (one CPU, or
+  // a calibration made before it was).
+  std::optional<double> wake_pack_util;
   // The running kernel's preemption model ("none", "voluntary", "full"), read from the kernel,
   // applied to machine.preempt; nullopt: not known (or a model the simulator lacks, e.g. lazy).
   std::optional<std::string> preempt;

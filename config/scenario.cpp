@@ -126,6 +126,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& source, co
     if (cm.idle_exit_curve)  // it replaces the step
       set_list(doc["machine"], "idle_exit_curve", *cm.idle_exit_curve, {"idle_exit_ns", "halt_poll_ns"});
     if (cm.preempt) doc["machine"]["preempt"] = *cm.preempt;
+    if (cm.wake_pack_util) doc["machine"]["wake_pack_util"] = *cm.wake_pack_util;
     if (cm.stall_lengths)  // they replace the period
       set_list(doc["machine"], "stall_lengths", *cm.stall_lengths, {"stall_every_ns", "stall_ns"});
     else if (cm.stall_every_ns && cm.stall_ns) {

@@ -68,6 +68,7 @@ config::Calibration calibrate(const CalibrateOptions& options) {
       {"syscalls and NOP batches", calib::measure_syscalls},
       {"locks and cache lines", calib::measure_locks},
       {"futex wake-ups", calib::measure_wakeups},
+      {"wake-up packing", calib::measure_wake_pack},
       {"io-wq", calib::measure_iowq},
       {"loopback TCP", calib::measure_tcp},
       {"loopback TCP over many connections", calib::measure_tcp_many},

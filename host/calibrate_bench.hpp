@@ -158,5 +158,6 @@ void measure_tcp(const Bench& b, Measurements& m);
 void measure_tcp_many(const Bench& b, Measurements& m);
 void measure_poll(const Bench& b, Measurements& m);
 void measure_kick(const Bench& b, Measurements& m);
+void measure_wake_pack(const Bench& b, Measurements& m);
 
 }  // namespace uringsim::host::calib

@@ -140,6 +140,34 @@ std::string why_not(const std::string& reason) {
 
 }  // namespace
 
+std::optional<double> wake_pack_util(const Measurements& m) {
+  double sum = 0;
+  for (const bool same : {false, true}) {
+    std::vector<std::pair<double, double>> rungs;  // (busy share, share kept on the waker's CPU)
+    for (const auto& r : m.pack) {
+      const int n = same ? r.same_n : r.other_n;
+      if (n > 0 && !r.busy_share.empty())
+        rungs.emplace_back(median(r.busy_share), static_cast<double>(same ? r.same_on : r.other_on) / n);
+    }
+    if (rungs.empty()) return std::nullopt;
+    // In the asked shares' order: the measured ones can swap neighbours (a stall in a busy part).
+    double crossing = rungs.back().first;  // kept at every busy share measured
+    for (std::size_t k = 0; k < rungs.size(); ++k) {
+      if (rungs[k].second >= 0.5) continue;
+      if (k == 0) {
+        crossing = 0;
+      } else {
+        const auto [b0, s0] = rungs[k - 1];
+        const auto [b1, s1] = rungs[k];
+        crossing = b0 + (s0 - 0.5) / (s0 - s1) * (b1 - b0);
+      }
+      break;
+    }
+    sum += crossing;
+  }
+  return sum / 2;
+}
+
 config::Calibration derive_calibration(const Measurements& m, const MachineInfo& machine, bool quick) {
   config::Calibration c;
   c.kernel_release = machine.kernel_release;
@@ -155,6 +183,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
   if (!m.speed_ns_per_add.empty()) c.machine.speed_ns_per_add = median(m.speed_ns_per_add);
   if (!m.null_syscall.empty()) c.machine.syscall_ns = median(m.null_syscall);
   if (m.stalls.stalls() > 0) c.machine.stall_lengths = m.stalls.lengths();
+  c.machine.wake_pack_util = wake_pack_util(m);
   const double G = machine.ghz_nominal;
   Builder e(G, c);
   const std::string at_ghz = fmt::format("x {:.3g} GHz", G);

@@ -1,6 +1,8 @@
 #pragma once
 // From the micro-benchmarks' figures to cost table entries: each entry's value, with the
 // arithmetic (what other entries it subtracts) in its method. Pure: no kernel, unit-testable.
+#include <optional>
+
 #include "config/calibration.hpp"
 #include "host/calibrate_measurements.hpp"
 #include "host/machine_info.hpp"
@@ -19,6 +21,13 @@ inline constexpr int kIowqSpinSectionsPerItem = 5;
 // fsync-held worker): acct->lock at the enqueue, and acct->workers_lock where io_wq_enqueue, finding
 // no free worker, tries to create one and stops at max_workers.
 inline constexpr int kIowqQueuedSpinSections = 2;
+
+// Wake-up packing's threshold (machine.wake_pack_util) from calibrate_pack.cpp's sweep: in each
+// case, the waker's busy share at which the share of wake-ups kept on its CPU falls through one
+// half, linear between rungs in the order of the asked shares (0 if under a half at the lowest rung: no
+// packing; the highest rung's busy share if never); the mean of the two cases. nullopt when the sweep did not
+// run.
+std::optional<double> wake_pack_util(const Measurements& m);
 
 // Every key of the cost table ends up in `costs` or in `defaults_kept` with its reason.
 config::Calibration derive_calibration(const Measurements& m, const MachineInfo& machine, bool quick);

@@ -53,6 +53,18 @@ struct Measurements {
   std::vector<double> wake_call_same;  // in that ping-pong, the waker's FUTEX_WAKE call
   std::string cross_cpu_unavailable;   // why the cross-CPU benchmarks did not run; "" = they ran
 
+  // Wake-up packing (calibrate_pack.cpp): a waker pinned to one CPU, busy for a share of each
+  // cycle, wakes by futex a thread that may run on either CPU, in two cases: the wakee last ran on
+  // the other CPU (idle at the wake), or on the waker's (the other CPU idle). Per rung of busy
+  // share, over all passes: the waker's measured busy share (its busy time over the wall time,
+  // one sample per case and pass) and how many wake-ups landed on the waker's CPU, of how many.
+  struct PackRung {
+    std::vector<double> busy_share;
+    int other_on = 0, other_n = 0, same_on = 0, same_n = 0;
+  };
+  std::vector<double> pack_nominal;  // each rung's asked busy share
+  std::vector<PackRung> pack;
+
   // io-wq, submitter and its one worker pinned to one CPU (calibrate_iowq.cpp): per round, NOP
   // batches fitted as T(n) = a + b n, inline and with IOSQE_ASYNC.
   std::vector<double> iowq_inline_a, iowq_inline_b, iowq_async_a, iowq_async_b;

@@ -59,6 +59,7 @@ sim::MachineSpec machine_spec(const config::Scenario& s, const Model& model) {
   m.sched.halt_poll_ns = s.at("/machine/halt_poll_ns").get<double>();
   for (const auto& p : s.at("/machine/idle_exit_curve"))
     m.sched.idle_exit_curve.emplace_back(p.at(0).get<double>(), p.at(1).get<double>());
+  m.sched.wake_pack_util = s.at("/machine/wake_pack_util").get<double>();
   const auto preempt = s.at("/machine/preempt").get<std::string>();
   m.sched.preempt = preempt == "none"        ? sim::PreemptModel::None
                     : preempt == "voluntary" ? sim::PreemptModel::Voluntary

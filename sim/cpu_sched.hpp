@@ -210,6 +210,7 @@ class CpuScheduler {
   void requeue_delayed(Thread& t, TimeNs now, Resched resched);
   void requeue_then_update(FairPolicy::Rq& q, Thread& t, TimeNs now);  // requeue_delayed_entity's order
   Resched resched_of(int waker_cpu, int cpu, bool by_timer) const;
+  bool packs_on_waker(const Thread& t, int waker_cpu, TimeNs now) const;
   void util_update(int cpu, TimeNs now);
   void periodic_balance(int cpu, TimeNs now, bool busy);
   // PELT load (cfs_rq->avg.load_avg): each CPU's is the sum of the loads of the threads attached

@@ -3,6 +3,7 @@
 // (skipped, with the reason, where io_uring is not available).
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -892,4 +893,62 @@ TEST_CASE(
   CHECK(cal.passes->dropped == 0);
   CHECK(cal.passes->max_ns_per_add == 1000);
   CHECK(cal.passes->waited_s >= 0.19);  // at least one 200 ms sample
+}
+
+namespace {
+// A packing sweep: per busy share, the wake-ups kept on the waker's CPU out of 100, in the two
+// cases (the wakee's last CPU the other one, idle; or the waker's, the other CPU idle).
+host::calib::Measurements with_pack_sweep(const std::vector<std::array<double, 3>>& rungs) {
+  auto m = synthetic();
+  for (const auto& [busy, other, same] : rungs) {
+    host::calib::Measurements::PackRung r;
+    r.busy_share = {busy - 0.002, busy, busy + 0.001};
+    r.other_n = r.same_n = 100;
+    r.other_on = static_cast<int>(other * 100);
+    r.same_on = static_cast<int>(same * 100);
+    m.pack.push_back(r);
+  }
+  return m;
+}
+}  // namespace
+
+TEST_CASE("calibrate derive: wake-up packing's threshold is where half the wake-ups leave the waker's CPU") {
+  // Other case: 0.9 at 0.6, 0.1 at 0.7: crosses at 0.65. Same case: 0.7 at 0.7, 0.3 at 0.8: 0.75.
+  auto m = with_pack_sweep({{0.4, 1.0, 1.0}, {0.6, 0.9, 0.9}, {0.7, 0.1, 0.7}, {0.8, 0.0, 0.3}});
+  auto c = host::calib::derive_calibration(m, synthetic_machine(), false);
+  REQUIRE(c.machine.wake_pack_util);
+  CHECK(*c.machine.wake_pack_util == Approx((0.65 + 0.75) / 2));
+  // Upstream: nothing kept at any share.
+  m = with_pack_sweep({{0.4, 0.0, 0.0}, {0.6, 0.0, 0.0}, {0.8, 0.02, 0.0}});
+  c = host::calib::derive_calibration(m, synthetic_machine(), false);
+  REQUIRE(c.machine.wake_pack_util);
+  CHECK(*c.machine.wake_pack_util == 0);
+  // Kept at every share measured: at least the highest busy share.
+  m = with_pack_sweep({{0.4, 1.0, 1.0}, {0.9, 0.8, 0.6}});
+  c = host::calib::derive_calibration(m, synthetic_machine(), false);
+  CHECK(*c.machine.wake_pack_util == Approx(0.9));
+  // Not measured (one CPU): no entry, and the file round-trips without one.
+  c = host::calib::derive_calibration(synthetic(), synthetic_machine(), false);
+  CHECK(!c.machine.wake_pack_util);
+  CHECK(!c.to_json()["machine"].contains("wake_pack_util"));
+}
+
+TEST_CASE("calibration applied: the measured wake-up packing becomes the scenario machine's") {
+  auto doc = calibration_doc({});
+  config::LoadOptions lo;
+  lo.calibration = config::parse_calibration_text(doc.dump(), "cal.json");
+  CHECK(config::load_scenario_text(kQueueScenario, "q.json", lo).at("/machine/wake_pack_util") == 0);
+  doc["machine"]["wake_pack_util"] = 0.69;
+  lo.calibration = config::parse_calibration_text(doc.dump(), "cal.json");
+  CHECK(config::load_scenario_text(kQueueScenario, "q.json", lo).at("/machine/wake_pack_util") == 0.69);
+  lo.sets = {"machine.wake_pack_util=0"};  // --set still wins
+  CHECK(config::load_scenario_text(kQueueScenario, "q.json", lo).at("/machine/wake_pack_util") == 0);
+  doc["machine"]["wake_pack_util"] = 1.5;
+  CHECK_THROWS_WITH(
+      config::parse_calibration_text(doc.dump(), "cal.json"),
+      Catch::Contains("cal.json: /machine/wake_pack_util: expected a fraction of one CPU from 0 to 1"));
+  auto text = nlohmann::json::parse(kQueueScenario);
+  text["machine"]["wake_pack_util"] = -0.1;
+  CHECK_THROWS_WITH(config::load_scenario_text(text.dump(), "q.json"),
+                    Catch::Contains("/machine/wake_pack_util"));
 }

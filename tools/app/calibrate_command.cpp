@@ -38,6 +38,15 @@ std::string render_calibration(const config::Calibration& c) {
         "machine.idle_exit_ns)\n",
         ns(c.machine.halt_poll_ns), ns(c.machine.idle_exit_ns));
   }
+  if (!c.machine.wake_pack_util)
+    out += "wake-up packing: not measured (machine.wake_pack_util)\n";
+  else if (*c.machine.wake_pack_util > 0)
+    out += fmt::format(
+        "wake-up packing: a wakee stays with its waker while the waker's CPU is busy under {:.0f} % "
+        "(machine.wake_pack_util)\n",
+        100 * *c.machine.wake_pack_util);
+  else
+    out += "wake-up packing: none, upstream placement (machine.wake_pack_util 0)\n";
   out +=
       fmt::format("kernel preemption model: {} (machine.preempt)\n", c.machine.preempt.value_or("not known"));
   if (c.passes && c.passes->dropped > 0)
