@@ -85,8 +85,7 @@ void check_curve_points(const ojson& points, const std::string& pointer, const F
 // leaving the CPU most of its time (their arrivals are drawn in the time between them).
 void check_stall_lengths(const ojson& items, const std::string& pointer, const FailFn& fail) {
   check_curve_points(items, pointer, fail);
-  constexpr double kMinNs = 1000;     // a stall is a gap over 1 us, as calibrate counts them
-  constexpr double kMaxRate = 100e3;  // one every 10 us: more would only slow the run to a halt
+  constexpr double kMinNs = 1000;  // a stall is a gap over 1 us, as calibrate counts them
   double share = 0, rate = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const ojson& l = items[i];
@@ -96,13 +95,13 @@ void check_stall_lengths(const ojson& items, const std::string& pointer, const F
     share += l[0].get<double>() * l[1].get<double>() / 1e9;
     rate += l[1].get<double>();
   }
-  if (rate > kMaxRate)
-    fail(pointer, fmt::format("expected at most {} stalls per second in all, got {:.6g}", kMaxRate, rate));
-  constexpr double kMaxShare = 0.5;
-  if (share >= kMaxShare)
+  if (rate > kStallMaxRate)  // one every 10 us: more would only slow the run to a halt
+    fail(pointer,
+         fmt::format("expected at most {} stalls per second in all, got {:.6g}", kStallMaxRate, rate));
+  if (share >= kStallMaxShare)
     fail(pointer, fmt::format("expected stalls taking less than {} of a busy CPU's time (the sum of ns x "
                               "per_s over 1e9), got {:.3g}",
-                              kMaxShare, share));
+                              kStallMaxShare, share));
 }
 
 // A stall period (machine.stall_every_ns): 0 (none), or long enough that the stalls do not swamp

@@ -15,6 +15,12 @@ namespace uringsim::config {
 
 using ojson = nlohmann::ordered_json;
 
+// machine.stall_lengths' bounds (check_stall_lengths): stalls taking under this share of a busy
+// CPU's time, at most this many per second in all. `calibrate` leaves out what it measures beyond
+// them (other processes' time on a shared machine, not the CPU's stalls).
+inline constexpr double kStallMaxShare = 0.5;
+inline constexpr double kStallMaxRate = 100e3;
+
 enum class SpecType { Integer, Number, String, Boolean, Object, Union, Array, Map, Costs, Overrides };
 
 struct Spec;

@@ -157,6 +157,12 @@ config::Calibration calibrate(const CalibrateOptions& options) {
   if (!m.iowq_unavailable.empty()) b.say("  io-wq not measured: " + m.iowq_unavailable);
   if (!m.poll_unavailable.empty()) b.say("  async poll not measured: " + m.poll_unavailable);
   config::Calibration c = calib::derive_calibration(m, info, options.quick);
+  if (m.stalls.stalls() > 0 && !calib::stalls_usable(m.stalls))
+    b.say(fmt::format(
+        "  CPU stalls not recorded: their gaps took {:.0f} % of a busy CPU, {:.0f} a second, which is "
+        "other processes' time on these CPUs rather than the machine's stalls (calibrate on a quiet "
+        "machine: --wait-quiet)",
+        100 * m.stalls.mean_ns() / m.stalls.every_ns(), 1e9 / m.stalls.every_ns()));
   c.passes = record;
   return c;
 }

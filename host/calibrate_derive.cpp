@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "config/cost_table.hpp"
+#include "config/schema.hpp"
 #include "host/calibrate_fit.hpp"
 
 namespace uringsim::host::calib {
@@ -140,6 +141,15 @@ std::string why_not(const std::string& reason) {
 
 }  // namespace
 
+bool stalls_usable(const StallProbe& stalls) {
+  double share = 0, rate = 0;
+  for (const auto& [ns, per_s] : stalls.lengths()) {
+    share += ns * per_s / 1e9;
+    rate += per_s;
+  }
+  return share < config::kStallMaxShare && rate <= config::kStallMaxRate;
+}
+
 std::optional<double> wake_pack_util(const Measurements& m) {
   double sum = 0;
   for (const bool same : {false, true}) {
@@ -182,7 +192,7 @@ config::Calibration derive_calibration(const Measurements& m, const MachineInfo&
     c.machine.preempt = machine.preempt;
   if (!m.speed_ns_per_add.empty()) c.machine.speed_ns_per_add = median(m.speed_ns_per_add);
   if (!m.null_syscall.empty()) c.machine.syscall_ns = median(m.null_syscall);
-  if (m.stalls.stalls() > 0) c.machine.stall_lengths = m.stalls.lengths();
+  if (m.stalls.stalls() > 0 && stalls_usable(m.stalls)) c.machine.stall_lengths = m.stalls.lengths();
   c.machine.wake_pack_util = wake_pack_util(m);
   const double G = machine.ghz_nominal;
   Builder e(G, c);

@@ -22,6 +22,11 @@ inline constexpr int kIowqSpinSectionsPerItem = 5;
 // no free worker, tries to create one and stops at max_workers.
 inline constexpr int kIowqQueuedSpinSections = 2;
 
+// Whether the stalls calibrate measured can be a scenario's machine.stall_lengths: within the
+// schema's bounds. Beyond them the spinning threads lost their CPUs to other processes, and the
+// calibration leaves the stalls out (the scenario's stay).
+bool stalls_usable(const StallProbe& stalls);
+
 // Wake-up packing's threshold (machine.wake_pack_util) from calibrate_pack.cpp's sweep: in each
 // case, the waker's busy share at which the share of wake-ups kept on its CPU falls through one
 // half, linear between rungs in the order of the asked shares (0 if under a half at the lowest rung: no
