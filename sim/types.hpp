@@ -89,11 +89,11 @@ struct SchedSpec {
   // (idle time, exit latency) points, idle time increasing: replaces idle_exit_ns and halt_poll_ns
   // when not empty.
   std::vector<std::pair<TimeNs, TimeNs>> idle_exit_curve;
-  TimeNs idle_exit_after(TimeNs idle_for) const;
+  TimeNs idle_exit_after(TimeNs idle_for) const;  // the wake-up's extra delay after that much idle
   // Wake-up packing, which upstream lacks and some VM kernels have (docs/models/scheduler.md): an
   // unpinned wakee goes to its waker's CPU whenever that CPU's utilization without the wakee, plus
   // the wakee's, is below this fraction of one CPU's capacity. 0: upstream placement.
-  double wake_pack_util = 0;  // the wake-up's extra delay after that much idle
+  double wake_pack_util = 0;
 };
 
 struct MachineSpec {
