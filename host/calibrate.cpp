@@ -162,7 +162,7 @@ config::Calibration calibrate(const CalibrateOptions& options) {
         "  CPU stalls not recorded: their gaps took {:.0f} % of a busy CPU, {:.0f} a second, which is "
         "other processes' time on these CPUs rather than the machine's stalls (calibrate on a quiet "
         "machine: --wait-quiet)",
-        100 * m.stalls.mean_ns() / m.stalls.every_ns(), 1e9 / m.stalls.every_ns()));
+        100 * m.stalls.share(), m.stalls.per_s()));
   c.passes = record;
   return c;
 }

@@ -18,6 +18,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace uringsim::host::calib {
 
@@ -38,13 +39,18 @@ double thread_cpu_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-void pin_to_cpu(int cpu) {
+void allow_cpus(std::initializer_list<int> cpus) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
+  for (const int c : cpus) CPU_SET(c, &set);
   if (const int rc = ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set))
-    throw std::runtime_error(
-        fmt::format("calibrate: cannot pin a thread to CPU {}: {}", cpu, std::strerror(rc)));
+    throw std::runtime_error(fmt::format("calibrate: cannot {} a thread to CPU {}: {}",
+                                         cpus.size() == 1 ? "pin" : "allow", fmt::join(cpus, " and "),
+                                         std::strerror(rc)));
+}
+
+void pin_to_cpu(int cpu) {
+  allow_cpus({cpu});
 }
 
 std::vector<int> allowed_cpus() {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -41,6 +42,8 @@ double now_ns();
 double thread_cpu_ns();
 // Pins the calling thread; std::runtime_error if the CPU cannot be used.
 void pin_to_cpu(int cpu);
+// The same to a set of CPUs: the calling thread may run on any of them.
+void allow_cpus(std::initializer_list<int> cpus);
 // The CPUs this process may run on, in order.
 std::vector<int> allowed_cpus();
 

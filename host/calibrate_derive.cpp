@@ -142,12 +142,7 @@ std::string why_not(const std::string& reason) {
 }  // namespace
 
 bool stalls_usable(const StallProbe& stalls) {
-  double share = 0, rate = 0;
-  for (const auto& [ns, per_s] : stalls.lengths()) {
-    share += ns * per_s / 1e9;
-    rate += per_s;
-  }
-  return share < config::kStallMaxShare && rate <= config::kStallMaxRate;
+  return stalls.share() < config::kStallMaxShare && stalls.per_s() <= config::kStallMaxRate;
 }
 
 std::optional<double> wake_pack_util(const Measurements& m) {

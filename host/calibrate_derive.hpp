@@ -29,9 +29,9 @@ bool stalls_usable(const StallProbe& stalls);
 
 // Wake-up packing's threshold (machine.wake_pack_util) from calibrate_pack.cpp's sweep: in each
 // case, the waker's busy share at which the share of wake-ups kept on its CPU falls through one
-// half, linear between rungs in the order of the asked shares (0 if under a half at the lowest rung: no
-// packing; the highest rung's busy share if never); the mean of the two cases. nullopt when the sweep did not
-// run.
+// half, linear between rungs in the order of the asked shares (0 if under a half at the lowest
+// rung: no packing; the highest rung's busy share if never); the mean of the two cases. nullopt
+// when the sweep did not run.
 std::optional<double> wake_pack_util(const Measurements& m);
 
 // Every key of the cost table ends up in `costs` or in `defaults_kept` with its reason.

@@ -62,8 +62,7 @@ struct Measurements {
     std::vector<double> busy_share;
     int other_on = 0, other_n = 0, same_on = 0, same_n = 0;
   };
-  std::vector<double> pack_nominal;  // each rung's asked busy share
-  std::vector<PackRung> pack;
+  std::vector<PackRung> pack;  // in the order of the asked shares
 
   // io-wq, submitter and its one worker pinned to one CPU (calibrate_iowq.cpp): per round, NOP
   // batches fitted as T(n) = a + b n, inline and with IOSQE_ASYNC.

@@ -9,7 +9,6 @@
 //   other: home is the other CPU, idle at the wake;
 //   same:  home is the waker's CPU, the other CPU idle.
 // Upstream puts no wake-up on the waker's CPU in either case.
-#include <pthread.h>
 #include <sched.h>
 
 #include <chrono>
@@ -24,16 +23,6 @@ namespace {
 
 constexpr double kCycleNs = 3e6;  // PELT's half-life is 32 ms: the load average barely ripples
 const std::vector<double> kBusyShares = {0.2, 0.4, 0.55, 0.6, 0.65, 0.675, 0.7, 0.725, 0.75, 0.8, 0.9};
-
-void allow_two(int a, int b) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(a, &set);
-  CPU_SET(b, &set);
-  if (const int rc = ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set))
-    throw std::runtime_error(
-        fmt::format("calibrate: cannot let a thread run on CPUs {} and {}: {}", a, b, rc));
-}
 
 struct Landed {
   int on = 0, n = 0;  // wake-ups on the waker's CPU, of wake-ups counted
@@ -63,8 +52,8 @@ std::vector<Landed> one_case(const Bench& b, int waker_cpu, int home, int warm, 
     Joined wakee([&] {
       try {
         for (std::int32_t i = 1;; ++i) {
-          pin_to_cpu(home);        // moves it home if it woke elsewhere ...
-          allow_two(home, other);  // ... and it sleeps there, free to move
+          pin_to_cpu(home);           // moves it home if it woke elsewhere ...
+          allow_cpus({home, other});  // ... and it sleeps there, free to move
           s.asleep.store(i);
           while (s.word.load() == 0) {
             if (s.quit.load() || b.stopping()) return;
@@ -129,10 +118,7 @@ std::vector<Landed> one_case(const Bench& b, int waker_cpu, int home, int warm, 
 
 void measure_wake_pack(const Bench& b, Measurements& m) {
   if (b.cpu_b < 0) return;  // cross_cpu_unavailable says why
-  if (m.pack.size() != kBusyShares.size()) {
-    m.pack_nominal = kBusyShares;
-    m.pack.assign(kBusyShares.size(), {});
-  }
+  if (m.pack.size() != kBusyShares.size()) m.pack.assign(kBusyShares.size(), {});
   const int counted = b.quick ? 20 : 60;
   std::string line_other, line_same;
   for (const bool same : {false, true}) {

@@ -25,6 +25,9 @@ struct StallProbe {
   double stalled_ns() const;
   double every_ns() const { return stalls() > 0 ? seconds * 1e9 / static_cast<double>(stalls()) : 0; }
   double mean_ns() const { return stalls() > 0 ? stalled_ns() / static_cast<double>(stalls()) : 0; }
+  // The share of the spinning time lost to stalls, and stalls per second: the sums over lengths().
+  double share() const { return seconds > 0 ? stalled_ns() / (seconds * 1e9) : 0; }
+  double per_s() const { return seconds > 0 ? static_cast<double>(stalls()) / seconds : 0; }
   // (mean length ns, stalls per second) of each bin that saw one, lengths increasing.
   std::vector<std::pair<double, double>> lengths() const;
 };

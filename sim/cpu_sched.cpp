@@ -458,8 +458,7 @@ int CpuScheduler::select_cpu(const Thread& t, const Thread* waker, int waker_cpu
 bool CpuScheduler::packs_on_waker(const Thread& t, int waker_cpu, TimeNs now) const {
   if (!(spec_.wake_pack_util > 0) || waker_cpu < 0 || waker_cpu >= static_cast<int>(rqs_.size()))
     return false;
-  const auto c = static_cast<std::size_t>(waker_cpu);
-  double util = pelt_toward(util_[c].avg, rqs_[c].curr ? 1 : 0, now - util_[c].at);
+  double util = util_at(waker_cpu, now);
   const double own = runnable_avg_at(t.sched(), now);
   if (t.cpu() == waker_cpu) util = std::max(0.0, util - own);
   return util + own < spec_.wake_pack_util;
@@ -905,7 +904,7 @@ void CpuScheduler::dispatch(int cpu, Thread& next, Thread* prev, TimeNs now, Cyc
 void CpuScheduler::util_update(int cpu, TimeNs now) {
   Util& u = util_[static_cast<std::size_t>(cpu)];
   if (now <= u.at) return;  // a date already integrated (threads act at their own local dates)
-  u.avg = pelt_toward(u.avg, rq(cpu).curr ? 1 : 0, now - u.at);
+  u.avg = util_at(cpu, now);
   u.at = now;
 }
 
@@ -947,6 +946,11 @@ void CpuScheduler::load_decay(int cpu, TimeNs now) {
   if (now <= l.at) return;
   l.avg = load_at(cpu, now);
   l.at = now;
+}
+
+double CpuScheduler::util_at(int cpu, TimeNs now) const {
+  const Util& u = util_[static_cast<std::size_t>(cpu)];
+  return pelt_toward(u.avg, rqs_[static_cast<std::size_t>(cpu)].curr ? 1 : 0, now - u.at);
 }
 
 double CpuScheduler::runnable_avg_at(const SchedEntity& se, TimeNs now) const {

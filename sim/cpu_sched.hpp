@@ -212,6 +212,7 @@ class CpuScheduler {
   Resched resched_of(int waker_cpu, int cpu, bool by_timer) const;
   bool packs_on_waker(const Thread& t, int waker_cpu, TimeNs now) const;
   void util_update(int cpu, TimeNs now);
+  double util_at(int cpu, TimeNs now) const;  // its util_avg carried to now, nothing updated
   void periodic_balance(int cpu, TimeNs now, bool busy);
   // PELT load (cfs_rq->avg.load_avg): each CPU's is the sum of the loads of the threads attached
   // to it, runnable or not (a sleeping thread's decays there until it wakes on another CPU).

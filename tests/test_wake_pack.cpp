@@ -3,13 +3,10 @@
 // duty cycle of 3 ms, busy for a share of it, and at the end of a busy part wakes an unpinned
 // thread whose last CPU is CPU 0; the other CPU has nothing to do. Below the threshold the wakee
 // lands on the waker's CPU, above it where upstream would put it (an idle CPU). The machine runs
-// at 1 GHz with every primitive cost zero, as in test_sched.cpp.
+// at 1 GHz with every primitive cost zero (tests/sched_helpers.hpp).
 #include <catch2/catch.hpp>
 
-#include "sim/engine.hpp"
-#include "sim/label.hpp"
-#include "sim/sched.hpp"
-#include "sim/thread.hpp"
+#include "sched_helpers.hpp"
 
 using namespace uringsim::sim;
 
@@ -21,10 +18,7 @@ constexpr TimeNs kCycle = 3e6;
 // other one), 100 cycles busy for `busy_share` of each (its CPU's load average settles there:
 // about ten PELT half-lives), then wakes the wakee at the end of one more busy part.
 int woken_on(int waker_cpu, double busy_share, double pack_util) {
-  MachineSpec m;
-  m.cores = 2;
-  m.ghz = 1.0;
-  m.sched.policy = SchedPolicy::Eevdf;
+  MachineSpec m = sched_case::two_cpus();
   m.sched.wake_pack_util = pack_util;
   Engine e(m, PrimitiveCosts{});
   int ran_on = -1;
@@ -72,8 +66,8 @@ TEST_CASE(
 }
 
 TEST_CASE("wake packing: the threshold is the busy share of the waker's CPU") {
-  // Just below and just above 0.7: the CPU's load average at the wake is the busy share plus a
-  // ripple of about share x (1 - share) x 3 ms / 46 ms (PELT's time constant), here 1.4 points.
+  // Just below 0.7 (the next case is just above): the CPU's load average at the wake is the busy
+  // share plus a ripple of about share x (1 - share) x 3 ms / 46 ms / 2 (PELT's time constant).
   CHECK(woken_on(1, 0.66, 0.7) == 1);
 }
 
