@@ -151,8 +151,9 @@ std::optional<double> wake_pack_util(const Measurements& m) {
     std::vector<std::pair<double, double>> rungs;  // (busy share, share kept on the waker's CPU)
     for (const auto& r : m.pack) {
       const int n = same ? r.same_n : r.other_n;
-      if (n > 0 && !r.busy_share.empty())
-        rungs.emplace_back(median(r.busy_share), static_cast<double>(same ? r.same_on : r.other_on) / n);
+      const auto& busy = same ? r.same_busy : r.other_busy;  // each case's own: their timer slack differs
+      if (n > 0 && !busy.empty())
+        rungs.emplace_back(median(busy), static_cast<double>(same ? r.same_on : r.other_on) / n);
     }
     if (rungs.empty()) return std::nullopt;
     // In the asked shares' order: the measured ones can swap neighbours (a stall in a busy part).

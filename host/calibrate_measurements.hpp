@@ -56,10 +56,10 @@ struct Measurements {
   // Wake-up packing (calibrate_pack.cpp): a waker pinned to one CPU, busy for a share of each
   // cycle, wakes by futex a thread that may run on either CPU, in two cases: the wakee last ran on
   // the other CPU (idle at the wake), or on the waker's (the other CPU idle). Per rung of busy
-  // share, over all passes: the waker's measured busy share (its busy time over the wall time,
-  // one sample per case and pass) and how many wake-ups landed on the waker's CPU, of how many.
+  // share and case, over all passes: the waker's measured busy share (its busy time over the wall
+  // time, one sample per pass) and how many wake-ups landed on the waker's CPU, of how many.
   struct PackRung {
-    std::vector<double> busy_share;
+    std::vector<double> other_busy, same_busy;
     int other_on = 0, other_n = 0, same_on = 0, same_n = 0;
   };
   std::vector<PackRung> pack;  // in the order of the asked shares

@@ -130,7 +130,7 @@ void measure_wake_pack(const Bench& b, Measurements& m) {
       Measurements::PackRung& r = m.pack[k];
       (same ? r.same_on : r.other_on) += l.on;
       (same ? r.same_n : r.other_n) += l.n;
-      r.busy_share.push_back(l.busy_share);
+      (same ? r.same_busy : r.other_busy).push_back(l.busy_share);
       (same ? line_same : line_other) += fmt::format(" {:.0f} %: {}/{};", 100 * l.busy_share, l.on, l.n);
     }
   }

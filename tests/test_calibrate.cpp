@@ -897,12 +897,15 @@ TEST_CASE(
 
 namespace {
 // A packing sweep: per busy share, the wake-ups kept on the waker's CPU out of 100, in the two
-// cases (the wakee's last CPU the other one, idle; or the waker's, the other CPU idle).
-host::calib::Measurements with_pack_sweep(const std::vector<std::array<double, 3>>& rungs) {
+// cases (the wakee's last CPU the other one, idle; or the waker's, the other CPU idle). The same
+// case's busy shares read `same_offset` above the other's.
+host::calib::Measurements with_pack_sweep(const std::vector<std::array<double, 3>>& rungs,
+                                          double same_offset = 0) {
   auto m = synthetic();
   for (const auto& [busy, other, same] : rungs) {
     host::calib::Measurements::PackRung r;
-    r.busy_share = {busy - 0.002, busy, busy + 0.001};
+    r.other_busy = {busy - 0.002, busy, busy + 0.001};
+    r.same_busy = {busy + same_offset - 0.001, busy + same_offset, busy + same_offset + 0.002};
     r.other_n = r.same_n = 100;
     r.other_on = static_cast<int>(other * 100);
     r.same_on = static_cast<int>(same * 100);
@@ -918,6 +921,11 @@ TEST_CASE("calibrate derive: wake-up packing's threshold is where half the wake-
   auto c = host::calib::derive_calibration(m, synthetic_machine(), false);
   REQUIRE(c.machine.wake_pack_util);
   CHECK(*c.machine.wake_pack_util == Approx((0.65 + 0.75) / 2));
+  // Each case crosses at its own measured shares. The same case's read 0.04 above the other's, and
+  // it alone packs: (0 + 0.79) / 2. Shares pooled over both cases would give (0 + 0.77) / 2.
+  m = with_pack_sweep({{0.4, 0.0, 1.0}, {0.6, 0.0, 0.9}, {0.7, 0.0, 0.7}, {0.8, 0.0, 0.3}}, 0.04);
+  c = host::calib::derive_calibration(m, synthetic_machine(), false);
+  CHECK(*c.machine.wake_pack_util == Approx(0.79 / 2));
   // Upstream: nothing kept at any share.
   m = with_pack_sweep({{0.4, 0.0, 0.0}, {0.6, 0.0, 0.0}, {0.8, 0.02, 0.0}});
   c = host::calib::derive_calibration(m, synthetic_machine(), false);
