@@ -4,7 +4,6 @@
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -19,6 +18,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "host/thread_setup.hpp"
 
 namespace uringsim::host::calib {
 
@@ -40,10 +41,7 @@ double thread_cpu_ns() {
 }
 
 void allow_cpus(std::initializer_list<int> cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (const int c : cpus) CPU_SET(c, &set);
-  if (const int rc = ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set))
+  if (const int rc = set_this_thread_cpus(cpus))
     throw std::runtime_error(fmt::format("calibrate: cannot {} a thread to CPU {}: {}",
                                          cpus.size() == 1 ? "pin" : "allow", fmt::join(cpus, " and "),
                                          std::strerror(rc)));

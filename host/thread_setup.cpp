@@ -20,13 +20,17 @@ void name_this_thread(const std::string& name) {
   ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str());
 }
 
-void pin_this_thread(int cpu, const std::string& what) {
+int set_this_thread_cpus(std::initializer_list<int> cpus) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  if (::sched_setaffinity(0, sizeof set, &set) != 0)
+  for (const int c : cpus) CPU_SET(c, &set);
+  return ::sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : errno;
+}
+
+void pin_this_thread(int cpu, const std::string& what) {
+  if (const int err = set_this_thread_cpus({cpu}))
     throw Unavailable(fmt::format("{}: cannot pin to CPU {}: {} (is it outside this process's CPU set?)",
-                                  what, cpu, std::strerror(errno)));
+                                  what, cpu, std::strerror(err)));
 }
 
 void set_this_thread_nice(int nice, const std::string& what) {

@@ -1,6 +1,7 @@
 #pragma once
 // Small pieces every host runner thread uses: its name (the comm `top` and cpu.by_thread show),
 // its CPU, its nice value, and a file descriptor that closes itself.
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -8,7 +9,10 @@ namespace uringsim::host {
 
 // pthread_setname_np on the calling thread; names are cut to 15 characters by the kernel.
 void name_this_thread(const std::string& name);
-// sched_setaffinity of the calling thread to one CPU; host::Unavailable if the kernel refuses
+// sched_setaffinity of the calling thread to these CPUs: 0, or the errno of a refusal. The one
+// place host code sets an affinity; the callers below word the error for their users.
+int set_this_thread_cpus(std::initializer_list<int> cpus);
+// The calling thread pinned to one CPU; host::Unavailable if the kernel refuses
 // (e.g. the CPU is outside this process's cpuset). what: the field, for the message.
 void pin_this_thread(int cpu, const std::string& what);
 // setpriority of the calling thread; host::Unavailable if refused (a negative nice needs

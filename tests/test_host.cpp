@@ -21,11 +21,13 @@
 #include "analysis/results_check.hpp"
 #include "cli_helpers.hpp"
 #include "config/scenario.hpp"
+#include "host/calibrate_bench.hpp"
 #include "host/duration_sampler.hpp"
 #include "host/guard.hpp"
 #include "host/machine_info.hpp"
 #include "host/model_fields.hpp"
 #include "host/proc_stats.hpp"
+#include "host/thread_setup.hpp"
 #include "host_helpers.hpp"
 
 using namespace testing;
@@ -586,6 +588,39 @@ uringsim::host::TaskStats self_now() {
   return {};
 }
 }  // namespace
+
+TEST_CASE(
+    "host: one affinity setter pins or allows CPUs; a CPU outside the set is refused, each caller naming its "
+    "field") {
+  using namespace uringsim::host;
+  cpu_set_t saved;
+  REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
+  std::vector<int> allowed;
+  for (int c = 0; c < CPU_SETSIZE && allowed.size() < 2; ++c)
+    if (CPU_ISSET(c, &saved)) allowed.push_back(c);
+  const int outside = static_cast<int>(::sysconf(_SC_NPROCESSORS_CONF)) + 8;  // no such CPU
+  // In a thread of its own: the test's thread keeps its affinity.
+  std::thread([&] {
+    CHECK(set_this_thread_cpus({allowed[0]}) == 0);
+    cpu_set_t now;
+    REQUIRE(::sched_getaffinity(0, sizeof now, &now) == 0);
+    CHECK(CPU_COUNT(&now) == 1);
+    CHECK(CPU_ISSET(allowed[0], &now));
+    if (allowed.size() == 2) {
+      CHECK(set_this_thread_cpus({allowed[0], allowed[1]}) == 0);
+      REQUIRE(::sched_getaffinity(0, sizeof now, &now) == 0);
+      CHECK(CPU_COUNT(&now) == 2);
+    }
+    CHECK(set_this_thread_cpus({outside}) == EINVAL);
+    CHECK_THROWS_WITH(
+        pin_this_thread(outside, "/workload/server_cpu"),
+        Catch::StartsWith("/workload/server_cpu: cannot pin to CPU " + std::to_string(outside)));
+    // A set the kernel refuses has no CPU it may run on.
+    CHECK_THROWS_WITH(calib::allow_cpus({outside, outside + 1}),
+                      Catch::StartsWith(fmt::format("calibrate: cannot allow a thread to CPU {} and {}",
+                                                    outside, outside + 1)));
+  }).join();
+}
 
 TEST_CASE("host: a thread's moves to another CPU are read from /proc (se.nr_migrations), and summed") {
   using namespace uringsim::host;
