@@ -589,9 +589,7 @@ uringsim::host::TaskStats self_now() {
 }
 }  // namespace
 
-TEST_CASE(
-    "host: one affinity setter pins or allows CPUs; a CPU outside the set is refused, each caller naming its "
-    "field") {
+TEST_CASE("host: one affinity setter pins or allows CPUs and each caller names a refused CPU") {
   using namespace uringsim::host;
   cpu_set_t saved;
   REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
