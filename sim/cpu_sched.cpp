@@ -811,7 +811,9 @@ Thread& CpuScheduler::detach(int cpu, std::vector<Thread*>::iterator it) {
 void CpuScheduler::steal(int cpu, TimeNs now, TimeNs ns) {
   Thread* c = rq(cpu).curr;
   if (!c) return;
-  if (c->state() == Thread::State::Spinning) {  // handlers on one CPU run one after another
+  if (c->state() == Thread::State::Spinning && c->waiting_lock_ && c->arrival_ns_ > now) {
+    c->waiting_lock_->delay_arrival(*c, ns);           // queued ahead: its work up to the lock ends later
+  } else if (c->state() == Thread::State::Spinning) {  // handlers on one CPU run one after another
     c->busy_wait_irq_ns_ += ns;
     c->irq_until_ns_ = std::max(c->irq_until_ns_, now) + ns;
   } else {  // working, or between two pieces of work (in a lock hand-off): the work to come

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/checks.hpp"
 #include "sim/engine.hpp"
@@ -98,41 +99,84 @@ void Lock::reach(Thread& self, bool free_ahead) {
 void Lock::lock(Label site) {
   Thread& self = current();
   if (kind_ == Kind::Mutex) self.might_resched();  // mutex_lock's might_sleep()
-  // Held by another thread, and nobody else can act before the caller arrives: a spinning waiter
-  // queues now for its arrival date and its pending work runs inside its wait.
-  const bool wait_ahead = kind_ == Kind::Spin && owner_ && owner_ != &self && self.may_wait_ahead();
-  if (!wait_ahead) reach(self, !owner_);
-  if (owner_ == &self) {
-    report_violation(violation::kRecursiveLock, site, 0,
-                     "takes " + name() + " again; it already holds it (taken at " + label_name(owner_site_) +
-                         "): the kernel would hang here, the run goes on as if the lock were recursive");
-    ++recursion_;
-    return;
-  }
-  if (kind_ == Kind::Mutex && self.spin_held_ > 0)
-    self.check_may_sleep(site, ("takes mutex " + name()).c_str());
   Engine& e = Engine::get();
-  for (const Thread::HeldLock& h : self.held_)
-    e.checks().order_edge(h.lock->order_id_, h.site, order_id_, site);
-  if (!owner_) {
-    acquired(self, site, 0, false, self.local_now_ns());
-    fast_path_cost(self, moved_);
+  for (;;) {
+    // Held by another thread: a spinning waiter may queue now for its arrival date, its pending
+    // work running inside its wait, when nobody can act before it arrives (may_wait_ahead), or
+    // when others may (may_queue_ahead): the queue is kept in arrival order, and a release or a
+    // preemption before the arrival sends the waiter back here with its work pending again.
+    const bool wait_ahead =
+        kind_ == Kind::Spin && owner_ && owner_ != &self && (self.may_wait_ahead() || self.may_queue_ahead());
+    if (!wait_ahead) reach(self, !owner_);
+    if (owner_ == &self) {
+      report_violation(violation::kRecursiveLock, site, 0,
+                       "takes " + name() + " again; it already holds it (taken at " +
+                           label_name(owner_site_) +
+                           "): the kernel would hang here, the run goes on as if the lock were recursive");
+      ++recursion_;
+      return;
+    }
+    if (kind_ == Kind::Mutex && self.spin_held_ > 0)
+      self.check_may_sleep(site, ("takes mutex " + name()).c_str());
+    for (const Thread::HeldLock& h : self.held_)
+      e.checks().order_edge(h.lock->order_id_, h.site, order_id_, site);
+    if (!owner_) {
+      acquired(self, site, 0, false, self.local_now_ns());
+      fast_path_cost(self, moved_);
+      return;
+    }
+    const TimeNs t0 = self.local_now_ns();  // the clock, unless waiting ahead
+    LockSiteStats* holder_site = owner_stats_;
+    ++holder_site->contending;  // the holder's site makes this thread wait
+    self.waiting_lock_ = this;
+    self.waiting_site_ = site;
+    // A wait that closes a cycle of lock waits can never end: stop the run here, with its cycle.
+    if (closes_wait_cycle(self)) e.stop_on_deadlock();
+    enqueue(self, t0);
+    self.arrival_ns_ = t0;
+    wait_for_handoff(self, wait_ahead);
+    self.waiting_lock_ = nullptr;
+    self.waiting_site_ = kNoLabel;
+    const TimeNs arrived = std::exchange(self.arrival_ns_, -1);  // later by any interrupt before it
+    if (std::exchange(self.lock_retry_, false)) {  // released before it arrived: it did not wait
+      --holder_site->contending;
+      continue;
+    }
+    if (owner_ != &self) throw std::logic_error("lock " + name() + ": woken without hand-off");
+    // hand_over() already made us the owner; record the acquisition at the hand-off date.
+    owner_ = nullptr;
+    acquired(self, site, e.clock_ns() - arrived, true, e.clock_ns());
     return;
   }
-  const TimeNs t0 = self.local_now_ns();  // the clock, unless waiting ahead
-  ++owner_stats_->contending;             // the holder's site makes this thread wait
-  self.waiting_lock_ = this;
-  self.waiting_site_ = site;
-  // A wait that closes a cycle of lock waits can never end: stop the run here, with its cycle.
-  if (closes_wait_cycle(self)) e.stop_on_deadlock();
-  queue_.push_back(&self);
-  wait_for_handoff(self, wait_ahead);
-  self.waiting_lock_ = nullptr;
-  self.waiting_site_ = kNoLabel;
-  if (owner_ != &self) throw std::logic_error("lock " + name() + ": woken without hand-off");
-  // hand_over() already made us the owner; record the acquisition at the hand-off date.
-  owner_ = nullptr;
-  acquired(self, site, e.clock_ns() - t0, true, e.clock_ns());
+}
+
+bool Lock::retrying(const Thread& t) {
+  return t.lock_retry_;
+}
+
+void Lock::enqueue(Thread& t, TimeNs arrival) {
+  auto it = queue_.end();  // after every waiter arriving no later (ties keep their queueing order)
+  while (it != queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_) && (it - 1)->arrival > arrival) --it;
+  queue_.insert(it, {&t, arrival});
+}
+
+void Lock::withdraw(const Thread& t) {
+  for (std::size_t i = queue_head_; i < queue_.size(); ++i) {
+    if (queue_[i].thread != &t) continue;
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    return;
+  }
+}
+
+void Lock::delay_arrival(Thread& t, TimeNs ns) {
+  for (std::size_t i = queue_head_; i < queue_.size(); ++i) {
+    if (queue_[i].thread != &t) continue;
+    const TimeNs arrival = queue_[i].arrival + ns;
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    enqueue(t, arrival);
+    t.arrival_ns_ = arrival;
+    return;
+  }
 }
 
 bool Lock::closes_wait_cycle(const Thread& self) const {
@@ -185,15 +229,23 @@ void Lock::unlock(Label site) {
   s.hold_ns_max = std::max(s.hold_ns_max, held);
   keep_min(s.hold_ns_min, held);
   owner_ = nullptr;
-  if (!queue_empty()) {
-    Thread* next = queue_[queue_head_++];
-    if (queue_empty()) {
-      queue_.clear();
-      queue_head_ = 0;
-    }
-    owner_ = next;  // direct FIFO hand-off: nobody can barge in
-    hand_over(*next);
+  if (queue_empty()) return;
+  if (queue_[queue_head_].arrival > Engine::get().clock_ns()) {
+    // Queued ahead, and nobody has arrived yet: the lock is free, and each waiter goes back to
+    // take it at its arrival, as if it had not queued (one arriving meanwhile may take it first).
+    std::vector<Waiter> early(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end());
+    queue_.clear();
+    queue_head_ = 0;
+    for (const Waiter& w : early) w.thread->retry_lock();
+    return;
   }
+  Thread* next = queue_[queue_head_++].thread;
+  if (queue_empty()) {
+    queue_.clear();
+    queue_head_ = 0;
+  }
+  owner_ = next;  // direct FIFO hand-off: nobody can barge in
+  hand_over(*next);
 }
 
 std::map<Label, LockSiteStats> LockClass::window_sites() const {
@@ -240,6 +292,7 @@ void SpinLock::wait_for_handoff(Thread& self, bool ahead) {
     self.await_grant_ahead(sym::spin_slowpath());
   else
     self.await_grant(true, sym::spin_slowpath());
+  if (retrying(self)) return;  // not handed over: it goes back to take the lock
   // The lock's cache line moves from the previous owner's CPU to ours.
   self.charge(Engine::get().costs().spin_handoff_cycles, sym::spin_slowpath());
 }

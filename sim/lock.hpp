@@ -85,6 +85,10 @@ class Lock {
   const Thread* owner() const { return owner_; }
   Label owner_site() const { return owner_site_; }  // where the owner took it
   std::size_t waiters() const { return queue_.size() - queue_head_; }
+  // An interrupt handler took `ns` of the CPU of `t`, a waiter queued ahead of its arrival (its
+  // work before the lock still running): it arrives that much later.
+  void delay_arrival(Thread& t, TimeNs ns);
+  void withdraw(const Thread& t);  // `t` leaves the queue (Thread::leave_lock_queue_ahead)
   // The current holder took the lock from a holder on another CPU: the lock's cache line, and the
   // lines of the data it protects, had to move. Models charge the data lines they touch.
   bool moved() const { return moved_; }
@@ -102,12 +106,14 @@ class Lock {
   // the start of the wait (SpinLock only, Thread::may_wait_ahead).
   virtual void wait_for_handoff(Thread& self, bool ahead) = 0;
   virtual void hand_over(Thread& next) = 0;  // give the lock to `next` (already owner_)
+  static bool retrying(const Thread& t);     // released before it arrived (Thread::retry_lock)
 
  private:
   void acquired(Thread& self, Label site, TimeNs waited, bool contended, TimeNs at);
   void reach(Thread& self, bool free_ahead);
   bool closes_wait_cycle(const Thread& self) const;
   bool queue_empty() const { return queue_head_ == queue_.size(); }
+  void enqueue(Thread& t, TimeNs arrival);
 
   std::unique_ptr<LockClass> own_class_;  // set when the lock is a class of its own
   LockClass* cls_;
@@ -118,9 +124,14 @@ class Lock {
   bool moved_ = false;
   TimeNs last_wait_ns_ = 0;
   TimeNs acquired_at_ = 0;
-  // FIFO of waiters from queue_head_ on; a vector, not a deque, which allocates even when empty
-  // (a lock per connection adds up).
-  std::vector<Thread*> queue_;
+  // Waiters from queue_head_ on, in the order of their arrival dates (FIFO: a waiter queued
+  // ahead of its arrival is placed by its date); a vector, not a deque, which allocates even when
+  // empty (a lock per connection adds up).
+  struct Waiter {
+    Thread* thread;
+    TimeNs arrival;
+  };
+  std::vector<Waiter> queue_;
   std::size_t queue_head_ = 0;
   int order_id_ = -1;                     // node of the lock-order graph
   int recursion_ = 0;                     // recursive acquisitions let through after a violation

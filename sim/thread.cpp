@@ -170,6 +170,21 @@ bool Thread::may_wait_ahead() const {
          t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
 }
 
+bool Thread::may_queue_ahead() const {
+  // Others may act before the arrival. The queue orders waiters by arrival; a release before it
+  // (Lock::unlock) or a preemption asked before it (leave_lock_queue_ahead) sends the thread
+  // back, and an interrupt delays it (CpuScheduler::steal). Left out: a tick inside the work
+  // (its accounting is done where it falls), a preemption already due, machines with interrupt
+  // handlers (their time is stolen, not spun).
+  if (!scheduled_ || opts_.interrupt || engine_.has_interrupts() || pending_ <= 0 || !engine_.lookahead())
+    return false;
+  const TimeNs t = local_now_ns();
+  const bool may_preempt =
+      spin_held_ == 0 && (kernel_depth_ == 0 || engine_.scheduler().spec().preempt == PreemptModel::Full);
+  if (may_preempt && (need_resched_ || t >= resched_at_)) return false;
+  return t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
+}
+
 void Thread::reach_shared() {
   const SyncCause why = run_ahead_verdict();
   if (why == SyncCause::None) {
@@ -391,12 +406,13 @@ void Thread::request_resched_at(TimeNs at) {
     return;
   }
   resched_at_ = std::min(resched_at_, at);
-  if (!cut_work()) rq_changed();  // cut: its work re-plans to stop where the IPI lands
+  // cut: its work re-plans to stop where the IPI lands
+  if (!cut_work() && !leave_lock_queue_ahead()) rq_changed();
 }
 
 void Thread::request_resched() {
   need_resched_ = true;
-  if (!cut_work()) rq_changed();  // cut: its work stops here, it yields
+  if (!cut_work() && !leave_lock_queue_ahead()) rq_changed();  // cut: its work stops here, it yields
 }
 
 void Thread::rq_changed() {
@@ -634,13 +650,44 @@ Cycles Thread::await_grant_ahead(Label symbol) {
   const TimeNs now = engine_.clock_ns();
   const TimeNs t_arrive = local_now_ns();
   engine_.step(*this, t_arrive);
-  trace_compute(now, t_arrive);
-  pending_ = 0;
+  const Cycles work = std::exchange(pending_, 0);
   engine_.count_event(Engine::EventKind::LockWait);
   state_ = State::Spinning;
   impl_->waiting = Impl::Wait::Grant;
   impl_->released = false;
-  return spin_for_grant(t_arrive, symbol);
+  const Cycles spun = spin_for_grant(t_arrive, symbol);
+  if (lock_retry_) {  // sent back before its arrival: the rest of its work is pending again
+    const TimeNs left = std::max(0.0, arrival_ns_ - engine_.clock_ns());  // later by any interrupt
+    pending_ = std::min(work, engine_.ns_to_cycles(left));
+    stolen_ns_ += std::max(0.0, left - engine_.cycles_to_ns(pending_));
+    return 0;
+  }
+  trace_compute(now, t_arrive);
+  return spun;
+}
+
+void Thread::retry_lock() {
+  lock_retry_ = true;
+  if (impl_->waiting != Impl::Wait::Grant || impl_->released) return;
+  RunningGuard guard;  // releasing the semaphore lets other actors run
+  impl_->released = true;
+  if (impl_->forever) engine_.thread_became_active(true);
+  sg_release();
+}
+
+bool Thread::leave_lock_queue_ahead() {
+  // Queued ahead of its arrival, its work up to the lock is what a preemption asked now would
+  // cut (as cut_work would): it leaves the queue and goes back to that work.
+  const TimeNs now = engine_.clock_ns();
+  if (state_ != State::Spinning || !waiting_lock_ || arrival_ns_ <= now ||
+      impl_->waiting != Impl::Wait::Grant || impl_->released)
+    return false;
+  if (spin_held_ > 0 || no_preempt_until_ > now ||
+      (kernel_depth_ > 0 && engine_.scheduler().spec().preempt != PreemptModel::Full))
+    return false;
+  waiting_lock_->withdraw(*this);
+  retry_lock();
+  return true;
 }
 
 // A spinning waiter keeps its CPU (preemption is off) and burns it from t0 until the hand-off.
@@ -651,9 +698,15 @@ Cycles Thread::spin_for_grant(TimeNs t0, Label symbol) {
   const Thread* owner = waiting_lock_ ? waiting_lock_->owner() : nullptr;
   const bool deferred = opts_.interrupt && owner && owner->cpu() == cpu_ && owner->sched().on_cpu;
   sg_acquire(impl_->released);
+  if (lock_retry_) {  // sent back before it arrived: no spin (await_grant_ahead)
+    impl_->waiting = Impl::Wait::None;
+    state_ = State::Running;
+    return 0;
+  }
   const TimeNs irq = end_busy_wait_interrupts();
   impl_->waiting = Impl::Wait::None;
   state_ = State::Running;
+  if (arrival_ns_ > t0) t0 = arrival_ns_;  // queued ahead, an interrupt delayed its arrival
   trace_wait("native_queued_spin_lock_slowpath", t0);
   const TimeNs spun_ns = deferred ? 0 : engine_.clock_ns() - t0 - irq;
   // A handler spinning for another CPU's owner takes that time from its CPU's thread.

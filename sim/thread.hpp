@@ -212,6 +212,14 @@ class Thread {
   // Queued for a held spinlock at its local date: it may run its pending work as the start of its
   // busy wait, in one SimGrid wait, rather than execute it first (see Lock::lock).
   bool may_wait_ahead() const;
+  // The same, when others may act before the arrival: the queue orders waiters by their arrival
+  // dates, and a release or a preemption before the arrival sends the waiter back (retry_lock).
+  bool may_queue_ahead() const;
+  // Queued ahead, the lock was released before it arrived: it leaves the wait with its pending
+  // work back, to take the lock at its arrival (Lock::lock).
+  void retry_lock();
+  // A preemption asked while queued ahead of its arrival: out of the queue, back to its work.
+  bool leave_lock_queue_ahead();
   Cycles spin_for_grant(TimeNs t0, Label symbol);
   // After a busy wait: out until the handlers on its CPU return; the time they took in the wait.
   TimeNs end_busy_wait_interrupts();
@@ -230,7 +238,9 @@ class Thread {
   SyncCause sync_cause_ = SyncCause::Always;  // of the next flush
   int sync_first_ = -1;                       // for OtherThreadFirst: the thread that could act first
   bool permit_ = false;
-  bool granted_ = false;  // a grant() arrived before await_grant() started
+  bool granted_ = false;     // a grant() arrived before await_grant() started
+  TimeNs arrival_ns_ = -1;   // queued for a lock: the date it arrives (or arrived) there
+  bool lock_retry_ = false;  // queued ahead, released before it arrived (retry_lock)
   TimeNs wake_not_before_ns_ = 0;
   std::vector<std::pair<Label, Cycles>> pending_parts_;  // only while a trace is recorded
   void trace_compute(TimeNs t0, TimeNs t1, double fraction = 1.0);
@@ -245,7 +255,7 @@ class Thread {
   int kernel_depth_ = 0;
   std::uint64_t request_ = 0;
   Label last_symbol_ = kNoLabel;
-  const Lock* waiting_lock_ = nullptr;        // set while waiting for a lock hand-off
+  Lock* waiting_lock_ = nullptr;              // set while waiting for a lock hand-off
   Label waiting_site_ = kNoLabel;             // where it tries to take it
   const WaitQueue* waiting_queue_ = nullptr;  // set while sleeping on a wait queue
   std::unique_ptr<Impl> impl_;

@@ -256,6 +256,110 @@ TEST_CASE(
   CHECK(off.stats.contended == 0);
 }
 
+namespace {
+
+// A waiter queued ahead of its arrival while another thread acts on its CPU before it arrives.
+// Times from kT0 = 3 ms, which W (CPU 1) spends running first, so that a woken thread's vruntime
+// is far enough behind its own to preempt it (CFS). H holds L from kT0 to kT0 + 2000; W does 500 ns
+// of work from kT0 + 10 and comes to L at kT0 + 510 unless delayed; Y (nice -15), parked on W's
+// CPU, is woken at kT0 + 200 by Z (CPU 2) and runs 300 ns. With full preemption Y preempts W
+// (whose work then ends at kT0 + 810); under PREEMPT_NONE, W a kernel thread, Y waits, but the
+// wake's IPI takes 100 ns from W (W comes at kT0 + 610). No tick falls before kT0 + 4 ms.
+constexpr TimeNs kT0 = 3e6;
+
+struct PreemptOutcome {
+  TimeNs w_locked = -1, y_ran = -1;
+  LockSiteStats stats;
+  std::uint64_t events = 0;
+};
+
+PreemptOutcome simulate_preempt(bool lookahead, PreemptModel preempt) {
+  MachineSpec m = two_cpus();
+  m.cores = 3;
+  m.sched.preempt = preempt;
+  m.sched.policy = SchedPolicy::Cfs;  // EEVDF's run to parity would keep W on for its slice
+  PrimitiveCosts c;
+  c.ipi_receive_cycles = 100;
+  Engine e(m, c);
+  e.set_lookahead(lookahead);
+  SpinLock l("L");
+  PreemptOutcome o;
+  e.spawn("h", "app", 0, [&] {
+    current().sleep_ns(kT0);
+    l.lock(intern("h"));
+    current().charge(2000, intern("critical"));
+    l.unlock();
+  });
+  ThreadOptions high;  // nice -15; spawned first, it runs first and parks at once
+  high.weight = 29154.0 / 1024;
+  Thread& y = e.spawn(
+      "y", "app", 1,
+      [&] {
+        Thread& self = current();
+        self.park();
+        self.charge(300, intern("y"));
+        self.flush();
+        o.y_ran = now_ns();
+      },
+      high);
+  ThreadOptions kernel;
+  kernel.kernel = preempt != PreemptModel::Full;
+  e.spawn(
+      "w", "app", 1,
+      [&] {
+        Thread& self = current();
+        self.compute(kT0 + 10, intern("before"));
+        self.charge(500, intern("work"));
+        l.lock(intern("w"));
+        o.w_locked = self.local_now_ns();
+        self.charge(100, intern("critical"));
+        l.unlock();
+      },
+      kernel);
+  e.spawn("z", "app", 2, [&] {
+    current().sleep_ns(kT0 + 200);
+    y.unpark();
+  });
+  e.run_until_ns(1e7);
+  o.stats = l.window_total();
+  o.events = e.events();
+  return o;
+}
+
+PreemptOutcome run_preempt(bool lookahead, PreemptModel preempt) {
+  return in_child<PreemptOutcome>([&] { return simulate_preempt(lookahead, preempt); });
+}
+
+// The same dates and statistics with the lookahead on and off; W takes L at its release.
+void check_same_preempt(const PreemptOutcome& on, const PreemptOutcome& off) {
+  INFO("off: W waited " << off.stats.wait_ns_total << " ns, Y done at " << off.y_ran);
+  CHECK(on.w_locked == Approx(off.w_locked));
+  CHECK(on.y_ran == Approx(off.y_ran));
+  CHECK(on.stats.contended == off.stats.contended);
+  CHECK(on.stats.wait_ns_total == Approx(off.stats.wait_ns_total));
+  CHECK(off.w_locked == Approx(kT0 + 2000));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "lookahead: a waiter queued ahead and preempted before its arrival runs its work later, as without it") {
+  const PreemptOutcome on = run_preempt(true, PreemptModel::Full),
+                       off = run_preempt(false, PreemptModel::Full);
+  check_same_preempt(on, off);
+  CHECK(off.y_ran < kT0 + 1000);                // Y ran at once: W was preempted
+  CHECK(off.stats.wait_ns_total < 2000 - 510);  // so W came to L later than 510
+}
+
+TEST_CASE(
+    "lookahead: an IPI that lands on a waiter queued ahead before its arrival delays it, as without it") {
+  const PreemptOutcome on = run_preempt(true, PreemptModel::None),
+                       off = run_preempt(false, PreemptModel::None);
+  check_same_preempt(on, off);
+  CHECK(off.stats.wait_ns_total < 2000 - 510);  // the IPI's 100 ns came before W's arrival
+  CHECK(on.events < off.events);                // W's work ran inside its wait
+}
+
 TEST_CASE("lookahead: the horizon heap's minimum, with and without one member, matches a scan") {
   Horizons h;
   std::vector<TimeNs> keys;
