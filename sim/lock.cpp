@@ -102,11 +102,9 @@ void Lock::lock(Label site) {
   Engine& e = Engine::get();
   for (;;) {
     // Held by another thread: a spinning waiter may queue now for its arrival date, its pending
-    // work running inside its wait, when nobody can act before it arrives (may_wait_ahead), or
-    // when others may (may_queue_ahead): the queue is kept in arrival order, and a release or a
-    // preemption before the arrival sends the waiter back here with its work pending again.
-    const bool wait_ahead =
-        kind_ == Kind::Spin && owner_ && owner_ != &self && (self.may_wait_ahead() || self.may_queue_ahead());
+    // work running inside its wait (may_wait_ahead). The queue is kept in arrival order, and a
+    // release or a preemption before the arrival sends the waiter back here, its work pending.
+    const bool wait_ahead = kind_ == Kind::Spin && owner_ && owner_ != &self && self.may_wait_ahead();
     if (!wait_ahead) reach(self, !owner_);
     if (owner_ == &self) {
       report_violation(violation::kRecursiveLock, site, 0,
@@ -132,8 +130,8 @@ void Lock::lock(Label site) {
     self.waiting_site_ = site;
     // A wait that closes a cycle of lock waits can never end: stop the run here, with its cycle.
     if (closes_wait_cycle(self)) e.stop_on_deadlock();
-    enqueue(self, t0);
     self.arrival_ns_ = t0;
+    enqueue(self);
     wait_for_handoff(self, wait_ahead);
     self.waiting_lock_ = nullptr;
     self.waiting_site_ = kNoLabel;
@@ -154,29 +152,23 @@ bool Lock::retrying(const Thread& t) {
   return t.lock_retry_;
 }
 
-void Lock::enqueue(Thread& t, TimeNs arrival) {
+void Lock::enqueue(Thread& t) {
   auto it = queue_.end();  // after every waiter arriving no later (ties keep their queueing order)
-  while (it != queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_) && (it - 1)->arrival > arrival) --it;
-  queue_.insert(it, {&t, arrival});
+  while (it != queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_) &&
+         (*(it - 1))->arrival_ns_ > t.arrival_ns_)
+    --it;
+  queue_.insert(it, &t);
 }
 
 void Lock::withdraw(const Thread& t) {
-  for (std::size_t i = queue_head_; i < queue_.size(); ++i) {
-    if (queue_[i].thread != &t) continue;
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    return;
-  }
+  const auto it = std::find(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end(), &t);
+  if (it != queue_.end()) queue_.erase(it);
 }
 
 void Lock::delay_arrival(Thread& t, TimeNs ns) {
-  for (std::size_t i = queue_head_; i < queue_.size(); ++i) {
-    if (queue_[i].thread != &t) continue;
-    const TimeNs arrival = queue_[i].arrival + ns;
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    enqueue(t, arrival);
-    t.arrival_ns_ = arrival;
-    return;
-  }
+  withdraw(t);
+  t.arrival_ns_ += ns;
+  enqueue(t);
 }
 
 bool Lock::closes_wait_cycle(const Thread& self) const {
@@ -230,16 +222,16 @@ void Lock::unlock(Label site) {
   keep_min(s.hold_ns_min, held);
   owner_ = nullptr;
   if (queue_empty()) return;
-  if (queue_[queue_head_].arrival > Engine::get().clock_ns()) {
+  if (queue_[queue_head_]->arrival_ns_ > Engine::get().clock_ns()) {
     // Queued ahead, and nobody has arrived yet: the lock is free, and each waiter goes back to
     // take it at its arrival, as if it had not queued (one arriving meanwhile may take it first).
-    std::vector<Waiter> early(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end());
+    std::vector<Thread*> early(queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_), queue_.end());
     queue_.clear();
     queue_head_ = 0;
-    for (const Waiter& w : early) w.thread->retry_lock();
+    for (Thread* w : early) w->retry_lock();
     return;
   }
-  Thread* next = queue_[queue_head_++].thread;
+  Thread* next = queue_[queue_head_++];
   if (queue_empty()) {
     queue_.clear();
     queue_head_ = 0;

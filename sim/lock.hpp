@@ -113,7 +113,7 @@ class Lock {
   void reach(Thread& self, bool free_ahead);
   bool closes_wait_cycle(const Thread& self) const;
   bool queue_empty() const { return queue_head_ == queue_.size(); }
-  void enqueue(Thread& t, TimeNs arrival);
+  void enqueue(Thread& t);  // at its arrival_ns_
 
   std::unique_ptr<LockClass> own_class_;  // set when the lock is a class of its own
   LockClass* cls_;
@@ -124,14 +124,10 @@ class Lock {
   bool moved_ = false;
   TimeNs last_wait_ns_ = 0;
   TimeNs acquired_at_ = 0;
-  // Waiters from queue_head_ on, in the order of their arrival dates (FIFO: a waiter queued
-  // ahead of its arrival is placed by its date); a vector, not a deque, which allocates even when
-  // empty (a lock per connection adds up).
-  struct Waiter {
-    Thread* thread;
-    TimeNs arrival;
-  };
-  std::vector<Waiter> queue_;
+  // Waiters from queue_head_ on, in the order of their arrival dates (Thread::arrival_ns_; FIFO:
+  // a waiter queued ahead of its arrival is placed by its date); a vector, not a deque, which
+  // allocates even when empty (a lock per connection adds up).
+  std::vector<Thread*> queue_;
   std::size_t queue_head_ = 0;
   int order_id_ = -1;                     // node of the lock-order graph
   int recursion_ = 0;                     // recursive acquisitions let through after a violation

@@ -20,9 +20,6 @@ Thread* g_running = nullptr;
 
 namespace {
 constexpr TimeNs kTinyNs = 1e-6;  // less than this of CPU work left is float rounding
-// Dates closer than this are one date computed two ways (a horizon and a local date): their order
-// is SimGrid's, as for simultaneous events.
-constexpr TimeNs kSameDateNs = 1e-3;
 }  // namespace
 
 Thread::Thread(Engine& e, int id, std::string name, std::string comm, int cpu, ThreadOptions opts)
@@ -158,24 +155,11 @@ void Thread::note_sync_cause(SyncCause why) {
 }
 
 bool Thread::may_wait_ahead() const {
-  // Nobody acts before the arrival (strictly, beyond float rounding: a release at that very date
-  // keeps its order), so nothing preempts or interrupts the work and the holder releases no
-  // earlier; once queued, the thread spins unpreempted until the hand-off, as after executing the
-  // work. No tick in the work either: a busy wait does not look at ticks, the work would have.
-  // Interrupt handlers are left out: their time is stolen from the CPU's thread, not spun.
-  if (!scheduled_ || opts_.interrupt || engine_.has_interrupts() || pending_ <= 0) return false;
-  if (!may_run_ahead()) return false;
-  const TimeNs t = local_now_ns();
-  return t < engine_.lookahead_ns(id_) - kSameDateNs &&
-         t < engine_.scheduler().next_tick_ns(last_tick_ns_) - 1e-6;
-}
-
-bool Thread::may_queue_ahead() const {
   // Others may act before the arrival. The queue orders waiters by arrival; a release before it
   // (Lock::unlock) or a preemption asked before it (leave_lock_queue_ahead) sends the thread
   // back, and an interrupt delays it (CpuScheduler::steal). Left out: a tick inside the work
-  // (its accounting is done where it falls), a preemption already due, machines with interrupt
-  // handlers (their time is stolen, not spun).
+  // (a busy wait does not look at ticks, the work would have), a preemption already due,
+  // machines with interrupt handlers (their time is stolen, not spun).
   if (!scheduled_ || opts_.interrupt || engine_.has_interrupts() || pending_ <= 0 || !engine_.lookahead())
     return false;
   const TimeNs t = local_now_ns();
@@ -668,11 +652,7 @@ Cycles Thread::await_grant_ahead(Label symbol) {
 
 void Thread::retry_lock() {
   lock_retry_ = true;
-  if (impl_->waiting != Impl::Wait::Grant || impl_->released) return;
-  RunningGuard guard;  // releasing the semaphore lets other actors run
-  impl_->released = true;
-  if (impl_->forever) engine_.thread_became_active(true);
-  sg_release();
+  release_grant();
 }
 
 bool Thread::leave_lock_queue_ahead() {
@@ -770,14 +750,17 @@ void Thread::grant() {
   waker_ = caller_thread();
   waker_how_ = Wake::Normal;
   wake_not_before_ns_ = 0;
+  if (!release_grant()) granted_ = true;
+}
+
+bool Thread::release_grant() {
+  if (impl_->waiting != Impl::Wait::Grant) return false;
+  if (impl_->released) return true;
   RunningGuard guard;  // releasing the semaphore lets other actors run
-  if (impl_->waiting == Impl::Wait::Grant) {
-    impl_->released = true;
-    if (impl_->forever) engine_.thread_became_active(true);
-    sg_release();
-  } else {
-    granted_ = true;
-  }
+  impl_->released = true;
+  if (impl_->forever) engine_.thread_became_active(true);
+  sg_release();
+  return true;
 }
 
 std::vector<Cycles> Thread::window_cycles_by_symbol() const {

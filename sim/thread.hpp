@@ -210,16 +210,17 @@ class Thread {
   // Before a flush: why the interaction could not happen at the local date; the flush counts it.
   void note_sync_cause(SyncCause why);
   // Queued for a held spinlock at its local date: it may run its pending work as the start of its
-  // busy wait, in one SimGrid wait, rather than execute it first (see Lock::lock).
+  // busy wait, in one SimGrid wait, rather than execute it first (see Lock::lock). Others may act
+  // before the arrival: the lock orders waiters by their arrival dates, and a release or a
+  // preemption before the arrival sends the waiter back (retry_lock).
   bool may_wait_ahead() const;
-  // The same, when others may act before the arrival: the queue orders waiters by their arrival
-  // dates, and a release or a preemption before the arrival sends the waiter back (retry_lock).
-  bool may_queue_ahead() const;
   // Queued ahead, the lock was released before it arrived: it leaves the wait with its pending
   // work back, to take the lock at its arrival (Lock::lock).
   void retry_lock();
   // A preemption asked while queued ahead of its arrival: out of the queue, back to its work.
   bool leave_lock_queue_ahead();
+  // Ends a wait for a lock hand-off (once); false if it is not in one.
+  bool release_grant();
   Cycles spin_for_grant(TimeNs t0, Label symbol);
   // After a busy wait: out until the handlers on its CPU return; the time they took in the wait.
   TimeNs end_busy_wait_interrupts();
